@@ -1,0 +1,205 @@
+/*
+ * The a.out reader.  Follows the checks of load_aout_binary in the
+ * kernel's ia32_aout.c and adds the ones a converter needs because it also
+ * reads the symbol table: sizes are summed in 64 bits, and nothing past
+ * the header is touched before it is known to be inside the buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aout.h"
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+const char *aout_magic_name(unsigned magic)
+{
+	switch (magic) {
+	case AOUT_OMAGIC:
+		return "OMAGIC";
+	case AOUT_NMAGIC:
+		return "NMAGIC";
+	case AOUT_ZMAGIC:
+		return "ZMAGIC";
+	case AOUT_QMAGIC:
+		return "QMAGIC";
+	}
+	return "unknown";
+}
+
+static int known_magic(unsigned magic)
+{
+	return magic == AOUT_OMAGIC || magic == AOUT_NMAGIC ||
+	       magic == AOUT_ZMAGIC || magic == AOUT_QMAGIC;
+}
+
+uint64_t aout_txtaddr(const struct aout *a)
+{
+	return a->magic == AOUT_QMAGIC ? AOUT_PAGE : 0;
+}
+
+/* SEGMENT_SIZE is PAGE_SIZE for the x86-64 kernel that ran ia32_aout.c. */
+uint64_t aout_dataddr(const struct aout *a)
+{
+	uint64_t end = aout_txtaddr(a) + a->h.text;
+
+	if (a->magic == AOUT_OMAGIC)
+		return end;
+	return (end + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1);
+}
+
+uint64_t aout_bssaddr(const struct aout *a)
+{
+	return aout_dataddr(a) + a->h.data;
+}
+
+static int parse_header(const uint8_t *buf, size_t size, struct aout *a,
+			struct diag *d)
+{
+	if (size == 0)
+		return diag_set(d, "empty file, not an a.out executable");
+	if (size >= 4 && memcmp(buf, "\177ELF", 4) == 0)
+		return diag_set(d, "already an ELF file, not an a.out executable");
+	if (size >= 2 && !known_magic(le16(buf)))
+		return diag_set(d, "not an a.out executable (unknown magic 0%o)",
+				le16(buf));
+	if (size < AOUT_HEADER_SIZE)
+		return diag_set(d, "truncated a.out header (%zu of 32 bytes)", size);
+
+	uint32_t *f = &a->h.info;
+	for (unsigned i = 0; i < 8; i++)
+		f[i] = le32(buf + 4 * i);
+	a->magic = a->h.info & 0xffff;
+	a->machine = (a->h.info >> 16) & 0xff;
+	a->flags = a->h.info >> 24;
+	if (a->machine != AOUT_M_386 && a->machine != AOUT_M_OLD)
+		return diag_set(d, "machine type %u is not i386 (100)", a->machine);
+	if (a->h.trsize || a->h.drsize)
+		return diag_set(d, "has relocation tables (%u + %u bytes): an "
+				   "object file, not an executable",
+				a->h.trsize, a->h.drsize);
+	return 0;
+}
+
+static int parse_layout(size_t size, struct aout *a, struct diag *d)
+{
+	const struct aout_header *h = &a->h;
+
+	switch (a->magic) {
+	case AOUT_ZMAGIC:
+		a->text_off = AOUT_ZMAGIC_TXTOFF;
+		break;
+	case AOUT_QMAGIC:
+		a->text_off = 0;
+		if (h->text < AOUT_HEADER_SIZE)
+			return diag_set(d, "QMAGIC text size %u is smaller than "
+					   "its own header", h->text);
+		break;
+	default:
+		a->text_off = AOUT_HEADER_SIZE;
+	}
+
+	uint64_t need = (uint64_t)a->text_off + h->text + h->data + h->syms;
+	if (need > size)
+		return diag_set(d, "truncated: the header claims %llu bytes of "
+				   "text, data and symbols, the file has %zu",
+				(unsigned long long)need, size);
+	if (h->syms % AOUT_NLIST_SIZE)
+		return diag_set(d, "symbol table size %u is not a multiple of %u",
+				h->syms, AOUT_NLIST_SIZE);
+	a->data_off = a->text_off + h->text;
+	a->sym_off = a->data_off + h->data;
+	a->str_off = a->sym_off + h->syms;
+
+	uint64_t text_lo = aout_txtaddr(a), text_hi = text_lo + h->text;
+	if (h->entry < text_lo || h->entry >= text_hi)
+		return diag_set(d, "entry point 0x%x is outside the text segment "
+				   "(0x%llx-0x%llx)", h->entry,
+				(unsigned long long)text_lo,
+				(unsigned long long)text_hi);
+	return 0;
+}
+
+static int parse_strings(const uint8_t *buf, size_t size, struct aout *a,
+			 struct diag *d)
+{
+	a->str_size = 0;
+	if (a->h.syms == 0)
+		return 0; /* stripped: whatever follows is not ours to judge */
+	if ((uint64_t)a->str_off + 4 > size)
+		return diag_set(d, "truncated: the string table's size word is "
+				   "missing");
+	a->str_size = le32(buf + a->str_off);
+	if (a->str_size < 4)
+		return diag_set(d, "string table size %u is smaller than its own "
+				   "size word", a->str_size);
+	if ((uint64_t)a->str_off + a->str_size > size)
+		return diag_set(d, "truncated: the string table claims %u bytes, "
+				   "%llu are left in the file", a->str_size,
+				(unsigned long long)(size - a->str_off));
+	return 0;
+}
+
+static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
+{
+	a->nsyms = a->h.syms / AOUT_NLIST_SIZE;
+	if (a->nsyms == 0)
+		return 0;
+	a->syms = calloc(a->nsyms, sizeof *a->syms);
+	if (!a->syms)
+		return diag_set(d, "out of memory for %zu symbols", a->nsyms);
+
+	const char *strtab = (const char *)buf + a->str_off;
+	for (size_t i = 0; i < a->nsyms; i++) {
+		const uint8_t *n = buf + a->sym_off + i * AOUT_NLIST_SIZE;
+		struct aout_symbol *s = &a->syms[i];
+
+		s->strx = le32(n);
+		s->type = n[4];
+		s->other = n[5];
+		s->desc = le16(n + 6);
+		s->value = le32(n + 8);
+		if (s->strx == 0) {
+			s->name = "";
+			continue;
+		}
+		if (s->strx < 4 || s->strx >= a->str_size)
+			return diag_set(d, "symbol %zu: name offset %u is outside "
+					   "the string table (%u bytes)",
+					i, s->strx, a->str_size);
+		if (!memchr(strtab + s->strx, 0, a->str_size - s->strx))
+			return diag_set(d, "symbol %zu: name at offset %u is not "
+					   "terminated inside the string table",
+					i, s->strx);
+		s->name = strtab + s->strx;
+	}
+	return 0;
+}
+
+int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d)
+{
+	memset(a, 0, sizeof *a);
+	a->buf = buf;
+	a->size = size;
+	if (parse_header(buf, size, a, d) || parse_layout(size, a, d) ||
+	    parse_strings(buf, size, a, d) || parse_symbols(buf, a, d)) {
+		aout_free(a);
+		return -1;
+	}
+	return 0;
+}
+
+void aout_free(struct aout *a)
+{
+	free(a->syms);
+	a->syms = NULL;
+	a->nsyms = 0;
+}

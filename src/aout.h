@@ -1,0 +1,95 @@
+/*
+ * Reading Linux i386 a.out files from a buffer.
+ *
+ * aout_parse checks everything the header claims against the bytes it was
+ * given before anything else looks at them: afterwards every offset and
+ * size in struct aout lies inside the buffer.
+ */
+#ifndef AOUT2ELF_AOUT_H
+#define AOUT2ELF_AOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+#define AOUT_OMAGIC 0407
+#define AOUT_NMAGIC 0410
+#define AOUT_ZMAGIC 0413
+#define AOUT_QMAGIC 0314
+
+#define AOUT_M_OLD 0
+#define AOUT_M_386 100
+
+#define AOUT_HEADER_SIZE 32u
+#define AOUT_NLIST_SIZE 12u
+#define AOUT_PAGE 4096u
+#define AOUT_ZMAGIC_TXTOFF 1024u
+
+/* n_type bits of struct nlist */
+#define N_UNDF 0x00
+#define N_EXT 0x01
+#define N_ABS 0x02
+#define N_TEXT 0x04
+#define N_DATA 0x06
+#define N_BSS 0x08
+#define N_INDR 0x0a
+#define N_COMM 0x12
+#define N_SETA 0x14
+#define N_SETT 0x16
+#define N_SETD 0x18
+#define N_SETB 0x1a
+#define N_SETV 0x1c
+#define N_WARNING 0x1e
+#define N_FN 0x1f
+#define N_TYPE 0x1e
+#define N_STAB 0xe0
+
+struct aout_header {
+	uint32_t info; /* magic | machine << 16 | flags << 24 */
+	uint32_t text;
+	uint32_t data;
+	uint32_t bss;
+	uint32_t syms;
+	uint32_t entry;
+	uint32_t trsize;
+	uint32_t drsize;
+};
+
+struct aout_symbol {
+	uint32_t strx;
+	uint8_t type;
+	uint8_t other;
+	uint16_t desc;
+	uint32_t value;
+	const char *name; /* "" when strx is 0 */
+};
+
+struct aout {
+	const uint8_t *buf;
+	size_t size;
+	struct aout_header h;
+	unsigned magic;
+	unsigned machine;
+	unsigned flags;
+	uint32_t text_off; /* N_TXTOFF */
+	uint32_t data_off; /* N_DATOFF */
+	uint32_t sym_off;  /* N_SYMOFF */
+	uint32_t str_off;  /* N_STROFF */
+	uint32_t str_size; /* 0 when the file has no string table */
+	size_t nsyms;
+	struct aout_symbol *syms;
+};
+
+/* 0 on success; -1 with the reason in *d.  buf must outlive *a. */
+int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d);
+void aout_free(struct aout *a);
+
+const char *aout_magic_name(unsigned magic);
+
+/* The kernel's macros from <linux/a.out.h>, as the x86-64 loader used them. */
+uint64_t aout_txtaddr(const struct aout *a); /* N_TXTADDR */
+uint64_t aout_dataddr(const struct aout *a); /* N_DATADDR */
+uint64_t aout_bssaddr(const struct aout *a); /* N_BSSADDR */
+
+#endif

@@ -1,0 +1,485 @@
+/*
+ * The ELF writer.  Layout first (pure, testable), then libelf with
+ * ELF_F_LAYOUT, because the staging segments need file offsets congruent
+ * to their addresses modulo the page size and libelf would not choose them.
+ *
+ *   0x0000  ELF header, program headers
+ *   0x1000  runtime stub, its bss as zeros, struct stub_plan    -> STUB_BASE
+ *   page    a.out region 1 (text, or text+data), zero padded  -> staging
+ *   page    a.out region 2 (data)                              -> staging
+ *   ...     .symtab .strtab .stab .stabstr .shstrtab, section headers
+ */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfwrite.h"
+
+#define PAGE_UP32(x) (((x) + STUB_PAGE - 1) & ~(STUB_PAGE - 1))
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static int check_stub(const unsigned char *stub, size_t size,
+		      struct stub_header *h, struct diag *d)
+{
+	if (size < sizeof *h)
+		return diag_set(d, "internal error: runtime stub too small");
+	for (unsigned i = 0; i < 6; i++)
+		((uint32_t *)h)[i] = rd32(stub + 4 * i);
+	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
+	    h->filesz != size || h->memsz < h->filesz ||
+	    h->entry_off >= h->filesz)
+		return diag_set(d, "internal error: runtime stub is damaged");
+	return 0;
+}
+
+int elfw_layout(const struct plan *p, const unsigned char *stub,
+		size_t stub_size, struct elfw_layout *l, struct diag *d)
+{
+	struct stub_header h;
+
+	memset(l, 0, sizeof *l);
+	if (check_stub(stub, stub_size, &h, d))
+		return -1;
+	l->plan_off = (h.memsz + 15) & ~15u;
+	l->stub_filesz = l->plan_off + (uint32_t)sizeof(struct stub_plan);
+
+	uint64_t off = PAGE_UP32(ELFW_STUB_OFFSET + l->stub_filesz);
+	uint64_t stage = STAGE_BASE;
+
+	l->nregions = p->nregions;
+	for (size_t i = 0; i < p->nregions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		uint64_t len = PAGE_UP32((uint64_t)(r->vaddr % STUB_PAGE) + r->size);
+
+		if (stage + len > STAGE_LIMIT)
+			return diag_set(d, "the a.out image is too large to stage "
+					   "(%llu bytes, at most %u)",
+					(unsigned long long)(stage + len - STAGE_BASE),
+					STAGE_LIMIT - STAGE_BASE);
+		l->region[i].page_off = (uint32_t)off;
+		l->region[i].stage = (uint32_t)stage;
+		l->region[i].len = (uint32_t)len;
+		off += len;
+		stage += len;
+		if (off > UINT32_MAX)
+			return diag_set(d, "the converted file would exceed 4 GiB");
+	}
+	l->end = (uint32_t)off;
+	return 0;
+}
+
+void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
+		    struct stub_plan *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->magic = STUB_PLAN_MAGIC;
+	sp->flags = p->noexec ? STUB_F_NOEXEC : 0;
+	sp->entry = p->entry;
+	sp->start_code = p->start_code;
+	sp->end_code = p->end_code;
+	sp->start_data = p->start_data;
+	sp->end_data = p->end_data;
+	sp->start_brk = p->bss_addr;
+	sp->brk = p->brk;
+	sp->min_addr = p->min_addr;
+	sp->trap_lo = p->min_addr;
+	sp->trap_hi = p->image_end;
+	for (size_t i = 0; i < p->nregions; i++) {
+		struct stub_map *m = &sp->maps[sp->nmaps++];
+
+		m->kind = STUB_MAP_MOVE;
+		m->dst = p->regions[i].vaddr & ~(STUB_PAGE - 1);
+		m->src = l->region[i].stage;
+		m->len = l->region[i].len;
+		m->prot = p->regions[i].prot;
+	}
+	for (size_t i = 0; i < p->nzero; i++) {
+		struct stub_map *m = &sp->maps[sp->nmaps++];
+
+		m->kind = STUB_MAP_ZERO;
+		m->dst = p->zero[i].vaddr;
+		m->len = p->zero[i].size;
+		m->prot = p->zero[i].prot;
+	}
+}
+
+static uint32_t pflags(uint32_t prot)
+{
+	return (prot & STUB_PROT_R ? PF_R : 0) | (prot & STUB_PROT_W ? PF_W : 0) |
+	       (prot & STUB_PROT_X ? PF_X : 0);
+}
+
+/* ---- symbols: a.out nlist to ELF ---- */
+
+struct symbols {
+	Elf32_Sym *sym;
+	size_t nsym, nlocal;
+	char *str;
+	size_t strlen;
+	unsigned char *stab; /* .stab: a header entry, then the a.out stabs */
+	size_t nstab;
+};
+
+struct sections {
+	unsigned text, data, bss;
+};
+
+static int elf_symbol(const struct aout_symbol *s, const struct sections *sec,
+		      Elf32_Sym *out)
+{
+	unsigned type = s->type & ~N_EXT;
+	unsigned bind = s->type & N_EXT ? STB_GLOBAL : STB_LOCAL;
+	unsigned stt = STT_NOTYPE, shndx = SHN_ABS;
+
+	/* N_FN (0x1f) would read as N_WARNING|N_EXT: test the whole byte. */
+	if (s->type == N_FN) {
+		out->st_info = ELF32_ST_INFO(STB_LOCAL, STT_FILE);
+		out->st_shndx = SHN_ABS;
+		out->st_value = 0;
+		return 1;
+	}
+	if (s->type == N_WARNING || type == N_INDR)
+		return 0; /* link-time notions with no ELF counterpart */
+	switch (type) {
+	case N_TEXT:
+		stt = STT_FUNC;
+		shndx = sec->text;
+		break;
+	case N_DATA:
+		stt = STT_OBJECT;
+		shndx = sec->data ? sec->data : SHN_ABS;
+		break;
+	case N_BSS:
+		stt = STT_OBJECT;
+		shndx = sec->bss ? sec->bss : SHN_ABS;
+		break;
+	case N_UNDF:
+		shndx = s->value ? SHN_ABS : SHN_UNDEF;
+		break;
+	}
+	out->st_info = ELF32_ST_INFO(bind, stt);
+	out->st_shndx = (Elf32_Half)shndx;
+	out->st_value = s->value;
+	return 1;
+}
+
+static void free_symbols(struct symbols *y)
+{
+	free(y->sym);
+	free(y->str);
+	free(y->stab);
+	memset(y, 0, sizeof *y);
+}
+
+static int build_symbols(const struct aout *a, const struct sections *sec,
+			 struct symbols *y, struct diag *d)
+{
+	size_t strcap = 1;
+
+	memset(y, 0, sizeof *y);
+	for (size_t i = 0; i < a->nsyms; i++)
+		strcap += strlen(a->syms[i].name) + 1;
+	y->sym = calloc(a->nsyms + 1, sizeof *y->sym);
+	y->str = malloc(strcap);
+	y->stab = malloc((a->nsyms + 1) * AOUT_NLIST_SIZE);
+	if (!y->sym || !y->str || !y->stab) {
+		free_symbols(y);
+		return diag_set(d, "out of memory for the symbol table");
+	}
+	y->str[0] = 0;
+	y->strlen = 1;
+	y->nsym = 1;
+	y->nstab = 1;
+	/* ELF wants the locals first: two passes over the nlist. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < a->nsyms; i++) {
+			const struct aout_symbol *s = &a->syms[i];
+			int global = (s->type & N_EXT) && s->type != N_FN;
+			Elf32_Sym e = { 0 };
+
+			if (s->type & N_STAB) {
+				if (pass == 0)
+					memcpy(y->stab + AOUT_NLIST_SIZE * y->nstab++,
+					       a->buf + a->sym_off + i * AOUT_NLIST_SIZE,
+					       AOUT_NLIST_SIZE);
+				continue;
+			}
+			if (global != pass || !s->name[0] || !elf_symbol(s, sec, &e))
+				continue;
+			size_t n = strlen(s->name) + 1;
+			e.st_name = (Elf32_Word)y->strlen;
+			memcpy(y->str + y->strlen, s->name, n);
+			y->strlen += n;
+			y->sym[y->nsym++] = e;
+		}
+		if (pass == 0)
+			y->nlocal = y->nsym;
+	}
+	/* The ELF .stab header entry: n_desc = count, n_value = string bytes. */
+	unsigned char *h = y->stab;
+	uint32_t count = (uint32_t)(y->nstab - 1), strsz = a->str_size;
+	memset(h, 0, AOUT_NLIST_SIZE);
+	h[6] = count & 0xff;
+	h[7] = (count >> 8) & 0xff;
+	memcpy(h + 8, &strsz, 4);
+	return 0;
+}
+
+/* ---- the ELF file ---- */
+
+struct writer {
+	Elf *e;
+	unsigned nscn;
+	char shstr[256];
+	size_t shstrlen;
+	uint32_t next_off; /* for the sections that are not loaded */
+};
+
+static unsigned add_section(struct writer *w, const char *name, uint32_t type,
+			    uint32_t flags, uint32_t addr, uint32_t off,
+			    const void *buf, size_t size, Elf_Type dtype,
+			    uint32_t align, uint32_t entsize)
+{
+	Elf_Scn *s = elf_newscn(w->e);
+	Elf32_Shdr *sh = s ? elf32_getshdr(s) : NULL;
+	Elf_Data *dd = s ? elf_newdata(s) : NULL;
+	size_t n = strlen(name) + 1;
+
+	if (!sh || !dd)
+		return 0;
+	dd->d_buf = (void *)buf;
+	dd->d_size = size;
+	dd->d_type = dtype;
+	dd->d_align = align;
+	dd->d_off = 0;
+	dd->d_version = EV_CURRENT;
+	sh->sh_name = (Elf32_Word)w->shstrlen;
+	memcpy(w->shstr + w->shstrlen, name, n);
+	w->shstrlen += n;
+	sh->sh_type = type;
+	sh->sh_flags = flags;
+	sh->sh_addr = addr;
+	sh->sh_addralign = align;
+	sh->sh_entsize = entsize;
+	sh->sh_size = (Elf32_Word)size;
+	if (off == 0) { /* not loaded: placed after everything else */
+		off = (w->next_off + align - 1) & ~(align - 1);
+		if (type != SHT_NOBITS)
+			w->next_off = off + (uint32_t)size;
+	}
+	sh->sh_offset = off;
+	return ++w->nscn;
+}
+
+static Elf32_Shdr *shdr(struct writer *w, unsigned idx)
+{
+	return elf32_getshdr(elf_getscn(w->e, idx));
+}
+
+static int elf_failed(struct diag *d, const char *what)
+{
+	return diag_set(d, "libelf: %s: %s", what, elf_errmsg(-1));
+}
+
+/* The a.out parts, at their real addresses, pointing into the staged bytes. */
+static int add_aout_sections(struct writer *w, const struct aout *a,
+			     const struct plan *p, const struct elfw_layout *l,
+			     struct sections *sec)
+{
+	const struct plan_region *r0 = &p->regions[0];
+	uint32_t off0 = l->region[0].page_off + r0->vaddr % STUB_PAGE;
+	uint32_t wx = p->magic == AOUT_QMAGIC || p->magic == AOUT_ZMAGIC ? 0 : SHF_WRITE;
+	uint32_t text_off = off0, data_off;
+
+	if (p->magic == AOUT_QMAGIC) {
+		if (!add_section(w, ".aout.header", SHT_PROGBITS, SHF_ALLOC,
+				 r0->vaddr, off0, a->buf, AOUT_HEADER_SIZE,
+				 ELF_T_BYTE, 1, 0))
+			return -1;
+		text_off += AOUT_HEADER_SIZE;
+	}
+	sec->text = add_section(w, ".text", SHT_PROGBITS,
+				SHF_ALLOC | SHF_EXECINSTR | wx, p->text_addr,
+				text_off, a->buf + a->text_off +
+					  (text_off - off0),
+				p->text_size, ELF_T_BYTE, 1, 0);
+	if (!sec->text)
+		return -1;
+	if (p->nregions == 2)
+		data_off = l->region[1].page_off + p->regions[1].vaddr % STUB_PAGE;
+	else
+		data_off = off0 + a->h.text;
+	if (p->data_size) {
+		sec->data = add_section(w, ".data", SHT_PROGBITS,
+					SHF_ALLOC | SHF_WRITE, p->data_addr,
+					data_off, a->buf + a->data_off,
+					p->data_size, ELF_T_BYTE, 1, 0);
+		if (!sec->data)
+			return -1;
+	}
+	if (p->bss_size) {
+		sec->bss = add_section(w, ".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
+				       p->bss_addr, l->end, NULL, p->bss_size,
+				       ELF_T_BYTE, 1, 0);
+		if (!sec->bss)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_symbol_sections(struct writer *w, const struct aout *a,
+			       const struct symbols *y)
+{
+	if (y->nsym > 1) {
+		unsigned symtab = add_section(w, ".symtab", SHT_SYMTAB, 0, 0, 0,
+					      y->sym, y->nsym * sizeof(Elf32_Sym),
+					      ELF_T_SYM, 4, sizeof(Elf32_Sym));
+		unsigned strtab = add_section(w, ".strtab", SHT_STRTAB, 0, 0, 0,
+					      y->str, y->strlen, ELF_T_BYTE, 1, 0);
+		if (!symtab || !strtab)
+			return -1;
+		shdr(w, symtab)->sh_link = strtab;
+		shdr(w, symtab)->sh_info = (Elf32_Word)y->nlocal;
+	}
+	if (y->nstab > 1) {
+		unsigned stab = add_section(w, ".stab", SHT_PROGBITS, 0, 0, 0,
+					    y->stab, y->nstab * AOUT_NLIST_SIZE,
+					    ELF_T_BYTE, 4, AOUT_NLIST_SIZE);
+		unsigned stabstr = add_section(w, ".stabstr", SHT_STRTAB, 0, 0, 0,
+					       a->buf + a->str_off, a->str_size,
+					       ELF_T_BYTE, 1, 0);
+		if (!stab || !stabstr)
+			return -1;
+		shdr(w, stab)->sh_link = stabstr;
+	}
+	return 0;
+}
+
+static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
+				 const struct elfw_layout *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nregions; i++, n++) {
+		uint32_t in_page = p->regions[i].vaddr % STUB_PAGE;
+
+		ph[n].p_type = PT_LOAD;
+		ph[n].p_offset = l->region[i].page_off + in_page;
+		ph[n].p_vaddr = ph[n].p_paddr = l->region[i].stage + in_page;
+		ph[n].p_filesz = ph[n].p_memsz = p->regions[i].size;
+		ph[n].p_flags = pflags(p->regions[i].prot);
+		ph[n].p_align = STUB_PAGE;
+	}
+	ph[n].p_type = PT_LOAD;
+	ph[n].p_offset = ELFW_STUB_OFFSET;
+	ph[n].p_vaddr = ph[n].p_paddr = STUB_BASE;
+	ph[n].p_filesz = ph[n].p_memsz = l->stub_filesz;
+	ph[n].p_flags = PF_R | PF_W | PF_X;
+	ph[n].p_align = STUB_PAGE;
+	/*
+	 * Without PT_GNU_STACK the kernel gives a 32-bit program
+	 * READ_IMPLIES_EXEC, as every a.out program had on pre-NX hardware.
+	 */
+	if (p->noexec) {
+		n++;
+		memset(&ph[n], 0, sizeof ph[n]);
+		ph[n].p_type = PT_GNU_STACK;
+		ph[n].p_flags = PF_R | PF_W;
+		ph[n].p_align = 16;
+	}
+}
+
+int elfw_write(int fd, const struct aout *a, const struct plan *p,
+	       const unsigned char *stub, size_t stub_size, struct diag *d)
+{
+	struct elfw_layout l;
+	struct stub_plan sp;
+	struct symbols y = { 0 };
+	struct sections sec = { 0 };
+	struct writer w = { .shstrlen = 1 };
+	unsigned char *stubseg = NULL;
+	int rc = -1;
+
+	if (elfw_layout(p, stub, stub_size, &l, d))
+		return -1;
+	elfw_stub_plan(p, &l, &sp);
+	stubseg = calloc(1, l.stub_filesz);
+	if (!stubseg)
+		return diag_set(d, "out of memory");
+	memcpy(stubseg, stub, stub_size);
+	memcpy(stubseg + offsetof(struct stub_header, plan_off), &l.plan_off, 4);
+	memcpy(stubseg + l.plan_off, &sp, sizeof sp);
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		free(stubseg);
+		return elf_failed(d, "initialisation");
+	}
+	w.e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!w.e) {
+		free(stubseg);
+		return elf_failed(d, "elf_begin");
+	}
+	w.next_off = l.end;
+
+	Elf32_Ehdr *eh = elf32_newehdr(w.e);
+	size_t nph = p->nregions + 1 + (p->noexec ? 1 : 0);
+	Elf32_Phdr *ph = eh ? elf32_newphdr(w.e, nph) : NULL;
+	if (!ph) {
+		elf_failed(d, "creating the headers");
+		goto out;
+	}
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_OSABI] = ELFOSABI_SYSV;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_386;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = STUB_BASE + rd32(stub + offsetof(struct stub_header, entry_off));
+	eh->e_phoff = sizeof(Elf32_Ehdr);
+	elf_flagelf(w.e, ELF_C_SET, ELF_F_LAYOUT);
+	fill_program_headers(ph, p, &l);
+
+	if (add_aout_sections(&w, a, p, &l, &sec) ||
+	    !add_section(&w, ".aout2elf.stub", SHT_PROGBITS,
+			 SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, STUB_BASE,
+			 ELFW_STUB_OFFSET, stubseg, l.stub_filesz, ELF_T_BYTE,
+			 16, 0)) {
+		elf_failed(d, "adding the a.out sections");
+		goto out;
+	}
+	if (build_symbols(a, &sec, &y, d))
+		goto out;
+	if (add_symbol_sections(&w, a, &y)) {
+		elf_failed(d, "adding the symbol table");
+		goto out;
+	}
+	unsigned shstrndx = add_section(&w, ".shstrtab", SHT_STRTAB, 0, 0, 0,
+					w.shstr, 0, ELF_T_BYTE, 1, 0);
+	if (!shstrndx) {
+		elf_failed(d, "adding .shstrtab");
+		goto out;
+	}
+	/* Its own name was added by add_section, so size it afterwards. */
+	Elf_Data *sd = elf_getdata(elf_getscn(w.e, shstrndx), NULL);
+	sd->d_size = w.shstrlen;
+	shdr(&w, shstrndx)->sh_size = (Elf32_Word)w.shstrlen;
+	w.next_off += (uint32_t)w.shstrlen;
+	eh->e_shstrndx = (Elf32_Half)shstrndx;
+	eh->e_shoff = (w.next_off + 3) & ~3u;
+
+	if (elf_update(w.e, ELF_C_WRITE) < 0) {
+		elf_failed(d, "writing");
+		goto out;
+	}
+	rc = 0;
+out:
+	elf_end(w.e);
+	free_symbols(&y);
+	free(stubseg);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * Writing the converted program as an ELF32 i386 executable with libelf.
+ *
+ * The file holds three kinds of PT_LOAD: one per a.out region, at a
+ * staging address the kernel can always map; one for the runtime stub and
+ * its plan.  The section headers describe the a.out parts at their real
+ * addresses, so readelf, objdump, nm and gdb see the a.out program.
+ */
+#ifndef AOUT2ELF_ELFWRITE_H
+#define AOUT2ELF_ELFWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aout.h"
+#include "diag.h"
+#include "plan.h"
+#include "stub_abi.h"
+
+#define ELFW_STUB_OFFSET 0x1000u /* file offset of the stub segment */
+
+/* Where each region goes in the file and in the staging area. */
+struct elfw_layout {
+	uint32_t stub_filesz;   /* stub image + its bss + the plan */
+	uint32_t plan_off;      /* offset of struct stub_plan in the stub */
+	size_t nregions;
+	struct {
+		uint32_t page_off; /* file offset of the region's first page */
+		uint32_t stage;    /* staging address of that page */
+		uint32_t len;      /* page multiple */
+	} region[2];
+	uint32_t end; /* first file offset after the loaded parts */
+};
+
+/* Pure: the file layout and the plan the stub will read. */
+int elfw_layout(const struct plan *p, const unsigned char *stub,
+		size_t stub_size, struct elfw_layout *l, struct diag *d);
+void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
+		    struct stub_plan *sp);
+
+/* Writes the whole ELF file to fd (positioned at 0, empty). */
+int elfw_write(int fd, const struct aout *a, const struct plan *p,
+	       const unsigned char *stub, size_t stub_size, struct diag *d);
+
+#endif

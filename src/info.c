@@ -1,0 +1,81 @@
+#include "info.h"
+#include "stub_abi.h"
+
+static const char *describe(unsigned magic)
+{
+	switch (magic) {
+	case AOUT_QMAGIC:
+		return "demand paged, header inside text at 0x1000";
+	case AOUT_ZMAGIC:
+		return "demand paged, text at file offset 1024, loaded at 0";
+	case AOUT_NMAGIC:
+		return "pure, text and data loaded together at 0";
+	case AOUT_OMAGIC:
+		return "impure, text and data loaded together at 0";
+	}
+	return "";
+}
+
+static void prot_str(uint32_t prot, char s[4])
+{
+	s[0] = prot & STUB_PROT_R ? 'r' : '-';
+	s[1] = prot & STUB_PROT_W ? 'w' : '-';
+	s[2] = prot & STUB_PROT_X ? 'x' : '-';
+	s[3] = 0;
+}
+
+static void map_line(FILE *out, uint32_t lo, uint32_t hi, uint32_t prot,
+		     const char *what)
+{
+	char ps[4];
+
+	prot_str(prot, ps);
+	fprintf(out, "    0x%08x  0x%08x  %10u  %s  %s\n", lo, hi, hi - lo, ps,
+		what);
+}
+
+void info_print(FILE *out, const char *name, const struct aout *a,
+		const struct plan *p)
+{
+	const struct aout_header *h = &a->h;
+	size_t nstab = 0;
+
+	for (size_t i = 0; i < a->nsyms; i++)
+		nstab += (a->syms[i].type & N_STAB) != 0;
+	fprintf(out, "%s:\n", name);
+	fprintf(out, "  Format:           %s (0%o), %s\n", aout_magic_name(a->magic),
+		a->magic, describe(a->magic));
+	fprintf(out, "  Machine:          %s (%u)\n",
+		a->machine == AOUT_M_386 ? "i386" : "unspecified", a->machine);
+	fprintf(out, "  Flags:            0x%02x\n", a->flags);
+	fprintf(out, "  Text:             %u bytes at 0x%08x, file offset %u\n",
+		h->text, p->start_code, a->text_off);
+	fprintf(out, "  Data:             %u bytes at 0x%08x, file offset %u\n",
+		h->data, p->data_addr, a->data_off);
+	fprintf(out, "  Bss:              %u bytes at 0x%08x\n", h->bss, p->bss_addr);
+	fprintf(out, "  Entry point:      0x%08x\n", h->entry);
+	fprintf(out, "  brk at entry:     0x%08x\n", p->brk);
+	if (a->nsyms)
+		fprintf(out, "  Symbols:          %zu (%zu of them stabs)\n",
+			a->nsyms, nstab);
+	else
+		fprintf(out, "  Symbols:          none (stripped)\n");
+	fprintf(out, "  Load map of the converted program:\n");
+	fprintf(out, "    %-10s  %-10s  %10s  %s  %s\n", "Start", "End", "Bytes",
+		"Acc", "Contents");
+	for (size_t i = 0; i < p->nregions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		char what[64];
+
+		snprintf(what, sizeof what, "%s, from file offset %u", r->name,
+			 r->aout_off);
+		map_line(out, r->vaddr & ~(STUB_PAGE - 1),
+			 (r->vaddr + r->size + STUB_PAGE - 1) & ~(STUB_PAGE - 1),
+			 r->prot, what);
+	}
+	for (size_t i = 0; i < p->nzero; i++)
+		map_line(out, p->zero[i].vaddr, p->zero[i].vaddr + p->zero[i].size,
+			 p->zero[i].prot, "bss, zero pages");
+	map_line(out, STUB_BASE, STUB_BASE + STUB_PAGE,
+		 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, "aout2elf runtime stub");
+}

@@ -1,0 +1,175 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+
+/* Large enough for any a.out whose image fits below IMAGE_LIMIT. */
+#define INPUT_MAX ((size_t)1 << 31)
+
+int input_read(const char *path, struct input *in, struct diag *d)
+{
+	int fd;
+
+	memset(in, 0, sizeof *in);
+	/* O_NONBLOCK: a FIFO given as input must not hang the converter. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_set(d, "%s", strerror(errno));
+	if (fstat(fd, &in->st) < 0) {
+		diag_set(d, "%s", strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(in->st.st_mode)) {
+		diag_set(d, "is a directory");
+		goto fail;
+	}
+	if (!S_ISREG(in->st.st_mode)) {
+		diag_set(d, "not a regular file");
+		goto fail;
+	}
+	if ((uint64_t)in->st.st_size > INPUT_MAX) {
+		diag_set(d, "too large for an a.out executable (%lld bytes)",
+			 (long long)in->st.st_size);
+		goto fail;
+	}
+	in->size = (size_t)in->st.st_size;
+	in->buf = malloc(in->size ? in->size : 1);
+	if (!in->buf) {
+		diag_set(d, "out of memory");
+		goto fail;
+	}
+	for (size_t got = 0; got < in->size;) {
+		ssize_t n = read(fd, in->buf + got, in->size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			diag_set(d, "read error: %s", strerror(errno));
+			goto fail;
+		}
+		if (n == 0) {
+			diag_set(d, "file shrank while being read (%zu of %zu "
+				    "bytes)", got, in->size);
+			goto fail;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	input_free(in);
+	return -1;
+}
+
+void input_free(struct input *in)
+{
+	free(in->buf);
+	in->buf = NULL;
+	in->size = 0;
+}
+
+mode_t output_mode(mode_t input_mode, mode_t umask_bits)
+{
+	mode_t m = input_mode & 0777;
+
+	m |= (m & 0444) >> 2;
+	return m & ~umask_bits;
+}
+
+static char *temp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dirlen;
+	size_t n = dirlen + strlen(base) + 32;
+	char *t = malloc(n);
+
+	if (t)
+		snprintf(t, n, "%.*s.%s.aout2elf-XXXXXX", (int)dirlen, path, base);
+	return t;
+}
+
+int output_open(const char *path, const struct stat *input, int force,
+		struct output *o, struct diag *d)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	if (stat(path, &st) == 0 && st.st_dev == input->st_dev &&
+	    st.st_ino == input->st_ino)
+		return diag_set(d, "is the input file; refusing to overwrite it");
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return diag_set(d, "is a directory");
+		if (!force)
+			return diag_set(d, "already exists (use -f to replace it)");
+	}
+	o->path = strdup(path);
+	o->tmp = temp_name(path);
+	if (!o->path || !o->tmp) {
+		output_abort(o);
+		return diag_set(d, "out of memory");
+	}
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		int e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		output_abort(o);
+		return diag_set(d, "cannot create a file beside it: %s", strerror(e));
+	}
+	o->force = force;
+	return 0;
+}
+
+int output_commit(struct output *o, mode_t mode, struct diag *d)
+{
+	int e = 0;
+
+	if (fchmod(o->fd, mode) < 0)
+		e = errno;
+	if (close(o->fd) < 0 && !e)
+		e = errno; /* NFS and friends report write errors here */
+	o->fd = -1;
+	if (e) {
+		output_abort(o);
+		return diag_set(d, "%s", strerror(e));
+	}
+	if (o->force) {
+		if (rename(o->tmp, o->path) < 0)
+			e = errno;
+	} else if (link(o->tmp, o->path) < 0) {
+		/* link, not rename: it fails if OUTPUT appeared meanwhile */
+		e = errno;
+	} else {
+		unlink(o->tmp);
+	}
+	if (e) {
+		output_abort(o);
+		return diag_set(d, "%s", e == EEXIST ?
+				"already exists (use -f to replace it)" :
+				strerror(e));
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+void output_abort(struct output *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->fd = -1;
+	o->tmp = o->path = NULL;
+}

@@ -1,0 +1,40 @@
+/*
+ * The edges of the converter: reading the input whole, and writing the
+ * output atomically (a temporary file beside it, then link or rename), so
+ * that a failed conversion leaves neither a partial file nor a changed one.
+ */
+#ifndef AOUT2ELF_OUTPUT_H
+#define AOUT2ELF_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+
+struct input {
+	uint8_t *buf;
+	size_t size;
+	struct stat st;
+};
+
+int input_read(const char *path, struct input *in, struct diag *d);
+void input_free(struct input *in);
+
+struct output {
+	char *path;
+	char *tmp;
+	int fd;
+	int force;
+};
+
+/* Refuses an OUTPUT that is the input (same inode, through any link). */
+int output_open(const char *path, const struct stat *input, int force,
+		struct output *o, struct diag *d);
+int output_commit(struct output *o, mode_t mode, struct diag *d);
+void output_abort(struct output *o);
+
+/* The input's permissions, with x wherever r, never set-id, under umask. */
+mode_t output_mode(mode_t input_mode, mode_t umask_bits);
+
+#endif

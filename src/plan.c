@@ -1,0 +1,98 @@
+/*
+ * The load map of load_aout_binary (ia32_aout.c), step by step:
+ *
+ *   QMAGIC  file offset 0 (header included) mmapped at 0x1000, text r-x,
+ *           data rwx at N_DATADDR;
+ *   ZMAGIC  file offset 1024 at 0; the kernel copied it (offset not page
+ *           aligned), same addresses and access as QMAGIC;
+ *   OMAGIC, NMAGIC  text and data copied contiguously from offset 32 to 0,
+ *           one writable region;
+ *
+ * then set_brk: zero pages from PAGE_ALIGN(N_BSSADDR) to
+ * PAGE_ALIGN(N_BSSADDR + a_bss), and mm->brk = N_BSSADDR + a_bss exactly.
+ */
+#include <string.h>
+
+#include "plan.h"
+
+#define PAGE_DOWN(x) ((x) & ~(uint64_t)(AOUT_PAGE - 1))
+#define PAGE_UP(x) PAGE_DOWN((uint64_t)(x) + AOUT_PAGE - 1)
+
+static void add_region(struct plan *p, const char *name, uint64_t vaddr,
+		       uint32_t off, uint32_t size, uint32_t prot)
+{
+	struct plan_region *r = &p->regions[p->nregions++];
+
+	r->name = name;
+	r->vaddr = (uint32_t)vaddr;
+	r->aout_off = off;
+	r->size = size;
+	r->prot = prot;
+}
+
+int plan_build(const struct aout *a, const struct plan_options *opt,
+	       struct plan *p, struct diag *d)
+{
+	const struct aout_header *h = &a->h;
+	uint32_t rx = STUB_PROT_R | STUB_PROT_X;
+	uint32_t rwx = STUB_PROT_R | STUB_PROT_W | STUB_PROT_X;
+
+	memset(p, 0, sizeof *p);
+	p->magic = a->magic;
+	p->noexec = opt && opt->noexec;
+	if (p->noexec)
+		rwx &= ~STUB_PROT_X;
+
+	uint64_t txt = aout_txtaddr(a), dat = aout_dataddr(a);
+	uint64_t bss = aout_bssaddr(a), brk = bss + h->bss;
+
+	if (brk > IMAGE_LIMIT)
+		return diag_set(d, "text, data and bss end at 0x%llx, beyond "
+				   "0x%x where the runtime stub and the stack "
+				   "of the converted program live",
+				(unsigned long long)brk, IMAGE_LIMIT);
+
+	p->entry = h->entry;
+	p->start_code = (uint32_t)txt;
+	p->end_code = (uint32_t)(txt + h->text);
+	p->start_data = (uint32_t)dat;
+	p->end_data = (uint32_t)(dat + h->data);
+	p->bss_addr = (uint32_t)bss;
+	p->bss_size = h->bss;
+	p->brk = (uint32_t)brk;
+
+	if (a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC) {
+		add_region(p, "text", txt, a->text_off, h->text, rx);
+		if (h->data)
+			add_region(p, "data", dat, a->data_off, h->data, rwx);
+		p->data_addr = (uint32_t)dat;
+	} else {
+		/* read_code put data right behind text, whatever N_DATADDR says. */
+		add_region(p, "text+data", txt, a->text_off, h->text + h->data,
+			   rwx);
+		p->data_addr = (uint32_t)(txt + h->text);
+	}
+	p->data_size = h->data;
+	p->text_addr = (uint32_t)txt;
+	p->text_size = h->text;
+	if (a->magic == AOUT_QMAGIC) {
+		p->text_addr += AOUT_HEADER_SIZE;
+		p->text_size -= AOUT_HEADER_SIZE;
+	}
+
+	const struct plan_region *last = &p->regions[p->nregions - 1];
+	uint64_t file_end = PAGE_UP((uint64_t)last->vaddr + last->size);
+	uint64_t zero_lo = PAGE_UP(bss), zero_hi = PAGE_UP(brk);
+
+	if (zero_lo < file_end)
+		zero_lo = file_end;
+	if (zero_hi > zero_lo) {
+		p->zero[0].vaddr = (uint32_t)zero_lo;
+		p->zero[0].size = (uint32_t)(zero_hi - zero_lo);
+		p->zero[0].prot = rwx;
+		p->nzero = 1;
+	}
+	p->min_addr = (uint32_t)PAGE_DOWN(p->regions[0].vaddr);
+	p->image_end = (uint32_t)(zero_hi > file_end ? zero_hi : file_end);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * Planning the process image: what the kernel's a.out loader would have
+ * mapped, where, with which access, and where brk and the entry are.
+ * A pure function of the parsed header; the writer turns it into ELF.
+ */
+#ifndef AOUT2ELF_PLAN_H
+#define AOUT2ELF_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aout.h"
+#include "diag.h"
+#include "stub_abi.h"
+
+/* Bytes of the a.out file that appear in memory. */
+struct plan_region {
+	const char *name; /* "text", "data", or "text+data" (OMAGIC, NMAGIC) */
+	uint32_t vaddr;   /* address of the first byte, not page aligned */
+	uint32_t aout_off;
+	uint32_t size;
+	uint32_t prot; /* STUB_PROT_* */
+};
+
+/* Anonymous zero pages: the part of bss past the file's last page. */
+struct plan_zero {
+	uint32_t vaddr; /* page aligned */
+	uint32_t size;  /* page multiple */
+	uint32_t prot;
+};
+
+struct plan_options {
+	int noexec; /* data, bss, heap and stack without PROT_EXEC */
+};
+
+struct plan {
+	unsigned magic;
+	uint32_t entry;
+	/* Where each part is in memory, as the sections will describe it. */
+	uint32_t text_addr, text_size; /* QMAGIC: without the 32-byte header */
+	uint32_t data_addr, data_size;
+	uint32_t bss_addr, bss_size; /* N_BSSADDR, a_bss */
+	uint32_t brk;                /* N_BSSADDR + a_bss, unrounded */
+	/* The mm fields load_aout_binary set. */
+	uint32_t start_code, end_code, start_data, end_data;
+	uint32_t min_addr;  /* lowest address mapped */
+	uint32_t image_end; /* page-aligned end of everything mapped */
+	size_t nregions;
+	struct plan_region regions[2];
+	size_t nzero;
+	struct plan_zero zero[1];
+	int noexec;
+};
+
+int plan_build(const struct aout *a, const struct plan_options *opt,
+	       struct plan *p, struct diag *d);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * Entry of every converted program, and the stub's only system-call gate.
+ *
+ * The kernel enters here with the ELF stack.  stub_main maps the a.out
+ * image, sets brk and rewrites the stack into the a.out frame; what is
+ * left here is to hand the CPU over in the state the a.out loader left it:
+ * general registers zero, eflags 0x200, %esp on argc.
+ */
+	.section .stub_header,"a"
+	.globl	__stub_header
+__stub_header:
+	.long	0x53453241		/* STUB_MAGIC */
+	.long	1			/* STUB_ABI_VERSION */
+	.long	_start - __stub_header	/* entry_off */
+	.long	0			/* plan_off: written by aout2elf */
+	.long	__stub_filesz
+	.long	__stub_memsz
+
+	.text
+	.globl	_start
+_start:
+	movl	%esp, %eax
+	pushl	%eax
+	call	stub_main		/* returns the a.out %esp */
+	movl	%eax, %esp
+	xorl	%eax, %eax
+	xorl	%ebx, %ebx
+	xorl	%ecx, %ecx
+	xorl	%edx, %edx
+	xorl	%esi, %esi
+	xorl	%edi, %edi
+	xorl	%ebp, %ebp
+	pushl	$0x200
+	popfl
+	jmp	*stub_jump_target
+
+/* long stub_syscall(long nr, long a1, ..., long a6): int $0x80, -errno on error */
+	.globl	stub_syscall
+stub_syscall:
+	pushl	%ebp
+	pushl	%edi
+	pushl	%esi
+	pushl	%ebx
+	movl	20(%esp), %eax
+	movl	24(%esp), %ebx
+	movl	28(%esp), %ecx
+	movl	32(%esp), %edx
+	movl	36(%esp), %esi
+	movl	40(%esp), %edi
+	movl	44(%esp), %ebp
+	int	$0x80
+	popl	%ebx
+	popl	%esi
+	popl	%edi
+	popl	%ebp
+	ret
+
+/* Signal return trampoline, so SIGSYS handling needs no vDSO. */
+	.globl	stub_sigreturn
+stub_sigreturn:
+	movl	$173, %eax		/* rt_sigreturn */
+	int	$0x80
+
+	.section .note.GNU-stack,"",@progbits

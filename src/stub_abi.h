@@ -1,0 +1,84 @@
+/*
+ * The contract between the converter and the runtime stub.
+ *
+ * The converter copies the stub image into the ELF it writes and appends a
+ * struct stub_plan; the stub reads that plan at run time to rebuild the
+ * process the kernel's a.out loader would have built.  Both sides include
+ * this header, so every field has a fixed width and the layout never
+ * depends on the compiler that builds either side.
+ */
+#ifndef AOUT2ELF_STUB_ABI_H
+#define AOUT2ELF_STUB_ABI_H
+
+#include <stdint.h>
+
+/*
+ * Address-space layout of a converted program.  a.out programs and their
+ * "jump table" libraries live below 0x70000000; the a.out era stack sat
+ * at 0xC0000000.  The a.out segments are mapped by the kernel at
+ * STAGE_BASE.. first (where no page-0 restriction can stop exec) and moved
+ * down by the stub; the stub itself stays above the old 3 GiB line, where
+ * no a.out program ever looked.
+ */
+#define STUB_BASE   0xC0000000u
+#define STAGE_BASE  0x80000000u
+#define STAGE_LIMIT 0xBFF00000u
+#define IMAGE_LIMIT 0x80000000u /* a.out images and libraries end below */
+
+#define STUB_PAGE 4096u
+
+#define STUB_MAGIC      0x53453241u /* "A2ES" */
+#define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
+#define STUB_ABI_VERSION 1u
+
+/* At offset 0 of the stub image; plan_off is filled in by the converter. */
+struct stub_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t entry_off; /* offset of the stub's entry point */
+	uint32_t plan_off;  /* offset of struct stub_plan (converter writes) */
+	uint32_t filesz;    /* bytes of the image that come from the file */
+	uint32_t memsz;     /* bytes including the stub's own bss */
+};
+
+enum stub_map_kind {
+	STUB_MAP_MOVE = 1, /* mremap [src, src+len) from staging to dst */
+	STUB_MAP_ZERO = 2, /* anonymous zero pages at [dst, dst+len) */
+};
+
+/* PROT_* values, repeated so the converter needs no <sys/mman.h> here. */
+#define STUB_PROT_R 1u
+#define STUB_PROT_W 2u
+#define STUB_PROT_X 4u
+
+struct stub_map {
+	uint32_t kind;
+	uint32_t dst;
+	uint32_t src;
+	uint32_t len;
+	uint32_t prot;
+};
+
+#define STUB_MAX_MAPS 16
+
+/* stub_plan.flags */
+#define STUB_F_NOEXEC 1u /* heap pages emulated by the stub are not PROT_EXEC */
+
+struct stub_plan {
+	uint32_t magic;
+	uint32_t flags;
+	uint32_t entry;      /* a_entry */
+	uint32_t start_code; /* mm values the a.out loader set */
+	uint32_t end_code;
+	uint32_t start_data;
+	uint32_t end_data;
+	uint32_t start_brk;  /* N_BSSADDR */
+	uint32_t brk;        /* N_BSSADDR + a_bss, not rounded */
+	uint32_t min_addr;   /* lowest address the image needs mapped */
+	uint32_t trap_lo;    /* a.out text: system calls made from here may */
+	uint32_t trap_hi;    /* be trapped by the stub's seccomp filter */
+	uint32_t nmaps;
+	struct stub_map maps[STUB_MAX_MAPS];
+};
+
+#endif
