@@ -56,6 +56,34 @@ uint64_t aout_dataddr(const struct aout *a)
 	return (end + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1);
 }
 
+uint32_t aout_lib_start(const struct aout *a)
+{
+	return a->h.entry & 0xfffff000u;
+}
+
+const uint8_t *aout_at(const struct aout *a, uint32_t addr, size_t *avail)
+{
+	uint64_t base, data;
+
+	if (a->kind == AOUT_SHLIB) {
+		base = aout_lib_start(a);
+		data = base + a->h.text; /* copied or mapped in one piece */
+	} else {
+		base = aout_txtaddr(a);
+		data = a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC ?
+			       aout_dataddr(a) : base + a->h.text;
+	}
+	if (addr >= base && addr < base + a->h.text) {
+		*avail = (size_t)(base + a->h.text - addr);
+		return a->buf + a->text_off + (addr - base);
+	}
+	if (addr >= data && addr < data + a->h.data) {
+		*avail = (size_t)(data + a->h.data - addr);
+		return a->buf + a->data_off + (addr - data);
+	}
+	return NULL;
+}
+
 uint64_t aout_bssaddr(const struct aout *a)
 {
 	return aout_dataddr(a) + a->h.data;
@@ -119,6 +147,18 @@ static int parse_layout(size_t size, struct aout *a, struct diag *d)
 	a->sym_off = a->data_off + h->data;
 	a->str_off = a->sym_off + h->syms;
 
+	if (a->kind == AOUT_SHLIB) {
+		if (a->magic != AOUT_QMAGIC && a->magic != AOUT_ZMAGIC)
+			return diag_set(d, "%s is not a shared library format "
+					   "(QMAGIC or ZMAGIC)",
+					aout_magic_name(a->magic));
+		if (a->magic == AOUT_ZMAGIC && (h->entry & 0xfff))
+			return diag_set(d, "ZMAGIC library entry 0x%x is not page "
+					   "aligned", h->entry);
+		if (a->flags)
+			return diag_set(d, "library has flags 0x%x set", a->flags);
+		return 0;
+	}
 	uint64_t text_lo = aout_txtaddr(a), text_hi = text_lo + h->text;
 	if (h->entry < text_lo || h->entry >= text_hi)
 		return diag_set(d, "entry point 0x%x is outside the text segment "
@@ -186,7 +226,14 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 
 int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d)
 {
+	return aout_parse_kind(buf, size, AOUT_EXEC, a, d);
+}
+
+int aout_parse_kind(const uint8_t *buf, size_t size, enum aout_kind kind,
+		    struct aout *a, struct diag *d)
+{
 	memset(a, 0, sizeof *a);
+	a->kind = kind;
 	a->buf = buf;
 	a->size = size;
 	if (parse_header(buf, size, a, d) || parse_layout(size, a, d) ||

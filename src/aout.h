@@ -65,6 +65,11 @@ struct aout_symbol {
 	const char *name; /* "" when strx is 0 */
 };
 
+enum aout_kind {
+	AOUT_EXEC,  /* an executable: load_aout_binary's rules */
+	AOUT_SHLIB, /* a shared library: load_aout_library's rules */
+};
+
 struct aout {
 	const uint8_t *buf;
 	size_t size;
@@ -79,10 +84,22 @@ struct aout {
 	uint32_t str_size; /* 0 when the file has no string table */
 	size_t nsyms;
 	struct aout_symbol *syms;
+	enum aout_kind kind;
 };
 
 /* 0 on success; -1 with the reason in *d.  buf must outlive *a. */
 int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d);
+int aout_parse_kind(const uint8_t *buf, size_t size, enum aout_kind kind,
+		    struct aout *a, struct diag *d);
+
+/* Where a shared library's image starts (a_entry & 0xfffff000). */
+uint32_t aout_lib_start(const struct aout *a);
+
+/*
+ * The bytes at address addr of the loaded image, with *avail bytes of
+ * them in the file; NULL when addr is not in text or data.
+ */
+const uint8_t *aout_at(const struct aout *a, uint32_t addr, size_t *avail);
 void aout_free(struct aout *a);
 
 const char *aout_magic_name(unsigned magic);

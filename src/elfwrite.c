@@ -11,6 +11,7 @@
  */
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,24 +53,31 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 	uint64_t off = PAGE_UP32(ELFW_STUB_OFFSET + l->stub_filesz);
 	uint64_t stage = STAGE_BASE;
 
-	l->nregions = p->nregions;
-	for (size_t i = 0; i < p->nregions; i++) {
-		const struct plan_region *r = &p->regions[i];
-		uint64_t len = PAGE_UP32((uint64_t)(r->vaddr % STUB_PAGE) + r->size);
+	for (size_t i = 0; i < p->nregions + p->nlibs; i++) {
+		uint64_t len;
 
+		if (i < p->nregions) {
+			const struct plan_region *r = &p->regions[i];
+			len = PAGE_UP32((uint64_t)(r->vaddr % STUB_PAGE) + r->size);
+		} else if (p->libs[i - p->nregions].embedded) {
+			len = p->libs[i - p->nregions].len;
+		} else {
+			len = 0;
+		}
 		if (stage + len > STAGE_LIMIT)
 			return diag_set(d, "the a.out image is too large to stage "
 					   "(%llu bytes, at most %u)",
 					(unsigned long long)(stage + len - STAGE_BASE),
 					STAGE_LIMIT - STAGE_BASE);
 		l->region[i].page_off = (uint32_t)off;
-		l->region[i].stage = (uint32_t)stage;
+		l->region[i].stage = len ? (uint32_t)stage : 0;
 		l->region[i].len = (uint32_t)len;
 		off += len;
 		stage += len;
 		if (off > UINT32_MAX)
 			return diag_set(d, "the converted file would exceed 4 GiB");
 	}
+	l->nregions = p->nregions + p->nlibs;
 	l->end = (uint32_t)off;
 	return 0;
 }
@@ -79,7 +87,8 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 {
 	memset(sp, 0, sizeof *sp);
 	sp->magic = STUB_PLAN_MAGIC;
-	sp->flags = p->noexec ? STUB_F_NOEXEC : 0;
+	sp->flags = (p->noexec ? STUB_F_NOEXEC : 0) |
+		    (p->dynamic ? STUB_F_DYNAMIC : 0);
 	sp->entry = p->entry;
 	sp->start_code = p->start_code;
 	sp->end_code = p->end_code;
@@ -107,6 +116,23 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 		m->len = p->zero[i].size;
 		m->prot = p->zero[i].prot;
 	}
+	sp->lib_lo = p->lib_lo;
+	sp->lib_hi = p->lib_hi;
+	sp->nlibs = (uint32_t)p->nlibs;
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct plan_lib *pl = &p->libs[i];
+		struct stub_lib *sl = &sp->libs[i];
+
+		memcpy(sl->name, pl->name, sizeof sl->name);
+		sl->name[sizeof sl->name - 1] = 0;
+		if (!pl->embedded)
+			continue;
+		sl->start = pl->start;
+		sl->len = pl->len;
+		sl->bss_len = pl->bss_len;
+		sl->stage = l->region[p->nregions + i].stage;
+	}
+	memcpy(sp->paths, p->paths, sizeof sp->paths);
 }
 
 static uint32_t pflags(uint32_t prot)
@@ -236,7 +262,7 @@ static int build_symbols(const struct aout *a, const struct sections *sec,
 struct writer {
 	Elf *e;
 	unsigned nscn;
-	char shstr[256];
+	char shstr[256 + STUB_MAX_LIBS * (STUB_LIB_NAME + 8)];
 	size_t shstrlen;
 	uint32_t next_off; /* for the sections that are not loaded */
 };
@@ -376,6 +402,19 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		ph[n].p_flags = pflags(p->regions[i].prot);
 		ph[n].p_align = STUB_PAGE;
 	}
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct plan_lib *pl = &p->libs[i];
+
+		if (!pl->embedded)
+			continue;
+		ph[n].p_type = PT_LOAD;
+		ph[n].p_offset = l->region[p->nregions + i].page_off;
+		ph[n].p_vaddr = ph[n].p_paddr = l->region[p->nregions + i].stage;
+		ph[n].p_filesz = ph[n].p_memsz = pl->filesz;
+		ph[n].p_flags = PF_R | PF_W | PF_X; /* as uselib mapped it */
+		ph[n].p_align = STUB_PAGE;
+		n++;
+	}
 	ph[n].p_type = PT_LOAD;
 	ph[n].p_offset = ELFW_STUB_OFFSET;
 	ph[n].p_vaddr = ph[n].p_paddr = STUB_BASE;
@@ -429,6 +468,9 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 
 	Elf32_Ehdr *eh = elf32_newehdr(w.e);
 	size_t nph = p->nregions + 1 + (p->noexec ? 1 : 0);
+
+	for (size_t i = 0; i < p->nlibs; i++)
+		nph += p->libs[i].embedded;
 	Elf32_Phdr *ph = eh ? elf32_newphdr(w.e, nph) : NULL;
 	if (!ph) {
 		elf_failed(d, "creating the headers");
@@ -451,6 +493,22 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 			 16, 0)) {
 		elf_failed(d, "adding the a.out sections");
 		goto out;
+	}
+	for (size_t i = 0; i < p->nlibs; i++) {
+		const struct plan_lib *pl = &p->libs[i];
+		char name[STUB_LIB_NAME + 8];
+
+		if (!pl->embedded)
+			continue;
+		snprintf(name, sizeof name, ".lib.%s", pl->name);
+		if (!add_section(&w, name, SHT_PROGBITS,
+				 SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR,
+				 l.region[p->nregions + i].stage,
+				 l.region[p->nregions + i].page_off, pl->bytes,
+				 pl->filesz, ELF_T_BYTE, STUB_PAGE, 0)) {
+			elf_failed(d, "adding a library");
+			goto out;
+		}
 	}
 	if (build_symbols(a, &sec, &y, d))
 		goto out;

@@ -23,12 +23,12 @@
 struct elfw_layout {
 	uint32_t stub_filesz;   /* stub image + its bss + the plan */
 	uint32_t plan_off;      /* offset of struct stub_plan in the stub */
-	size_t nregions;
+	size_t nregions; /* the program's regions, then embedded libraries */
 	struct {
 		uint32_t page_off; /* file offset of the region's first page */
 		uint32_t stage;    /* staging address of that page */
 		uint32_t len;      /* page multiple */
-	} region[2];
+	} region[2 + STUB_MAX_LIBS];
 	uint32_t end; /* first file offset after the loaded parts */
 };
 

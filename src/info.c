@@ -34,8 +34,41 @@ static void map_line(FILE *out, uint32_t lo, uint32_t hi, uint32_t prot,
 		what);
 }
 
+static void print_libs(FILE *out, const struct plan *p,
+		       const struct libset *libs)
+{
+	if (!libs->n) {
+		fprintf(out, "  Linking:          static\n");
+		return;
+	}
+	fprintf(out, "  Linking:          dynamic (uselib), %zu a.out libraries\n",
+		libs->n);
+	for (size_t i = 0; i < libs->n; i++) {
+		const struct lib *l = &libs->libs[i];
+		char have[32], want[32];
+
+		fprintf(out, "    %s", l->name);
+		if (l->needed) {
+			libs_version_str(l->needed, want, sizeof want);
+			fprintf(out, " (%s or later, for %s)", want, l->needed_by);
+		}
+		if (!l->path) {
+			fprintf(out, " => not found\n");
+			continue;
+		}
+		fprintf(out, " => %s", l->path);
+		if (l->version) {
+			libs_version_str(l->version, have, sizeof have);
+			fprintf(out, " (%s)", have);
+		}
+		fprintf(out, " at 0x%08x-0x%08x\n", l->start,
+			l->start + l->len + l->bss_len);
+	}
+	(void)p;
+}
+
 void info_print(FILE *out, const char *name, const struct aout *a,
-		const struct plan *p)
+		const struct plan *p, const struct libset *libs)
 {
 	const struct aout_header *h = &a->h;
 	size_t nstab = 0;
@@ -60,6 +93,7 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 			a->nsyms, nstab);
 	else
 		fprintf(out, "  Symbols:          none (stripped)\n");
+	print_libs(out, p, libs);
 	fprintf(out, "  Load map of the converted program:\n");
 	fprintf(out, "    %-10s  %-10s  %10s  %s  %s\n", "Start", "End", "Bytes",
 		"Acc", "Contents");
@@ -76,6 +110,17 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	for (size_t i = 0; i < p->nzero; i++)
 		map_line(out, p->zero[i].vaddr, p->zero[i].vaddr + p->zero[i].size,
 			 p->zero[i].prot, "bss, zero pages");
+	for (size_t i = 0; i < p->nlibs; i++) {
+		char what[96];
+
+		if (!p->libs[i].len)
+			continue;
+		snprintf(what, sizeof what, "%s, at uselib(), %s", p->libs[i].name,
+			 p->libs[i].embedded ? "embedded" : "found at run time");
+		map_line(out, p->libs[i].start,
+			 p->libs[i].start + p->libs[i].len + p->libs[i].bss_len,
+			 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, what);
+	}
 	map_line(out, STUB_BASE, STUB_BASE + STUB_PAGE,
 		 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, "aout2elf runtime stub");
 }

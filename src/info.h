@@ -5,9 +5,10 @@
 #include <stdio.h>
 
 #include "aout.h"
+#include "libs.h"
 #include "plan.h"
 
 void info_print(FILE *out, const char *name, const struct aout *a,
-		const struct plan *p);
+		const struct plan *p, const struct libset *libs);
 
 #endif

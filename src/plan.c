@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "libs.h"
 #include "plan.h"
 
 #define PAGE_DOWN(x) ((x) & ~(uint64_t)(AOUT_PAGE - 1))
@@ -94,5 +95,50 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	}
 	p->min_addr = (uint32_t)PAGE_DOWN(p->regions[0].vaddr);
 	p->image_end = (uint32_t)(zero_hi > file_end ? zero_hi : file_end);
+	return 0;
+}
+
+int plan_add_libs(struct plan *p, const struct libset *set,
+		  const struct plan_options *opt, const char *const *dirs,
+		  size_t ndirs, struct diag *d)
+{
+	size_t used = 0;
+
+	p->dynamic = set->n > 0;
+	p->lib_lo = p->lib_hi = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct lib *l = &set->libs[i];
+		struct plan_lib *pl = &p->libs[p->nlibs++];
+
+		memcpy(pl->name, l->name, sizeof pl->name);
+		if (!l->path) {
+			/* looked up when the program runs: somewhere in the window */
+			p->lib_lo = PLAN_LIB_WINDOW_LO;
+			p->lib_hi = PLAN_LIB_WINDOW_HI;
+			continue;
+		}
+		if (!p->lib_hi || l->start < p->lib_lo)
+			p->lib_lo = l->start;
+		if (l->start + l->len + l->bss_len > p->lib_hi)
+			p->lib_hi = l->start + l->len + l->bss_len;
+		pl->start = l->start;
+		pl->len = l->len;
+		pl->bss_len = l->bss_len;
+		pl->bytes = l->a.buf + l->a.text_off;
+		pl->filesz = l->a.h.text + l->a.h.data;
+		pl->embedded = !(opt && opt->no_embed_libs);
+	}
+	p->paths[0] = 0;
+	for (size_t i = 0; i < ndirs; i++) {
+		size_t n = strlen(dirs[i]);
+
+		if (used + n + 2 > sizeof p->paths)
+			return diag_set(d, "the -L folders are longer than %u bytes "
+					   "in all", STUB_PATHS);
+		if (used)
+			p->paths[used++] = ':';
+		memcpy(p->paths + used, dirs[i], n + 1);
+		used += n;
+	}
 	return 0;
 }

@@ -29,8 +29,20 @@ struct plan_zero {
 	uint32_t prot;
 };
 
+/* An a.out shared library, mapped the way uselib() maps it. */
+struct plan_lib {
+	char name[STUB_LIB_NAME];
+	uint32_t start;   /* page aligned */
+	uint32_t len;     /* page multiple: text + data */
+	uint32_t bss_len; /* page multiple */
+	const uint8_t *bytes; /* text + data in the library file */
+	uint32_t filesz;
+	int embedded;     /* carried inside the ELF, else found at run time */
+};
+
 struct plan_options {
 	int noexec; /* data, bss, heap and stack without PROT_EXEC */
+	int no_embed_libs;
 };
 
 struct plan {
@@ -50,7 +62,23 @@ struct plan {
 	size_t nzero;
 	struct plan_zero zero[1];
 	int noexec;
+	int dynamic; /* calls uselib(): the stub must stand in for it */
+	size_t nlibs;
+	struct plan_lib libs[STUB_MAX_LIBS];
+	uint32_t lib_lo, lib_hi; /* span of the libraries' addresses */
+	char paths[STUB_PATHS]; /* -L folders, ':' separated, for run time */
 };
+
+/* Where a.out jump-table libraries were registered to live. */
+#define PLAN_LIB_WINDOW_LO 0x5f000000u
+#define PLAN_LIB_WINDOW_HI 0x70000000u
+
+struct libset;
+
+/* Adds the libraries of set (see libs.h) and the -L folders to p. */
+int plan_add_libs(struct plan *p, const struct libset *set,
+		  const struct plan_options *opt, const char *const *dirs,
+		  size_t ndirs, struct diag *d);
 
 int plan_build(const struct aout *a, const struct plan_options *opt,
 	       struct plan *p, struct diag *d);

@@ -29,7 +29,7 @@
 
 #define STUB_MAGIC      0x53453241u /* "A2ES" */
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
-#define STUB_ABI_VERSION 1u
+#define STUB_ABI_VERSION 2u
 
 /* At offset 0 of the stub image; plan_off is filled in by the converter. */
 struct stub_header {
@@ -60,9 +60,32 @@ struct stub_map {
 };
 
 #define STUB_MAX_MAPS 16
+#define STUB_MAX_LIBS 16
+#define STUB_LIB_NAME 32
+#define STUB_PATHS 1024
+
+/* Where a.out systems kept ld.so and the libraries, searched last. */
+#define STUB_CUSTOMARY_DIRS \
+	"/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib"
+
+/*
+ * An a.out shared library the program may uselib().  Embedded ones are
+ * staged like the program's segments; the others are looked up at run
+ * time by name in AOUT_LIBRARY_PATH, then paths[], then the customary
+ * folders.
+ */
+struct stub_lib {
+	char name[STUB_LIB_NAME]; /* basename, as uselib() callers pass it */
+	uint32_t start;           /* a_entry & 0xfffff000 */
+	uint32_t len;             /* page multiple: text + data */
+	uint32_t bss_len;         /* page multiple: the rest of bss */
+	uint32_t stage;           /* staging address, 0 if not embedded */
+	uint32_t mapped;          /* set by the stub */
+};
 
 /* stub_plan.flags */
-#define STUB_F_NOEXEC 1u /* heap pages emulated by the stub are not PROT_EXEC */
+#define STUB_F_NOEXEC 1u  /* heap pages emulated by the stub are not PROT_EXEC */
+#define STUB_F_DYNAMIC 2u /* trap uselib(): the program uses a.out libraries */
 
 struct stub_plan {
 	uint32_t magic;
@@ -77,8 +100,13 @@ struct stub_plan {
 	uint32_t min_addr;   /* lowest address the image needs mapped */
 	uint32_t trap_lo;    /* a.out text: system calls made from here may */
 	uint32_t trap_hi;    /* be trapped by the stub's seccomp filter */
+	uint32_t lib_lo;     /* where the libraries' text is: their brk */
+	uint32_t lib_hi;     /* calls are trapped too when brk is emulated */
 	uint32_t nmaps;
 	struct stub_map maps[STUB_MAX_MAPS];
+	uint32_t nlibs;
+	struct stub_lib libs[STUB_MAX_LIBS];
+	char paths[STUB_PATHS]; /* -L folders given at conversion, ':' separated */
 };
 
 #endif

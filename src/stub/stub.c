@@ -20,6 +20,11 @@
 #include "../stub_abi.h"
 
 #define NR_exit_group 252
+#define NR_read 3
+#define NR_open 5
+#define NR_close 6
+#define NR_lseek 19
+#define NR_uselib 86
 #define NR_write 4
 #define NR_brk 45
 #define NR_munmap 91
@@ -30,6 +35,8 @@
 #define NR_seccomp 354
 
 #define EPERM 1
+#define ENOENT 2
+#define ENOEXEC 8
 #define EACCES 13
 #define EINVAL 22
 
@@ -154,7 +161,7 @@ static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 	die_line(&l);
 }
 
-static const struct stub_plan *plan;
+static struct stub_plan *plan;
 
 /* Step 1: segments to their a.out addresses. */
 static void map_image(void)
@@ -211,19 +218,264 @@ static uint32_t brk_emulate(uint32_t want)
 	return emu_brk;
 }
 
-/* i386 ucontext: uc_mcontext.gregs starts at byte 20. */
-enum { REG_EBX = 8, REG_EAX = 11 };
+/* ---- uselib(2), as load_aout_library in ia32_aout.c did it ---- */
 
+static const char *env_libpath;
+static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
+
+static int str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static int str_prefix(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+
+	for (; *path; path++)
+		if (*path == '/')
+			b = path + 1;
+	return b;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+#define RWX (STUB_PROT_R | STUB_PROT_W | STUB_PROT_X)
+
+static long map_anon(uint32_t addr, uint32_t len)
+{
+	long r = stub_syscall(NR_mmap2, (long)addr, (long)len, RWX,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	return (uint32_t)r == addr ? 0 : r;
+}
+
+/* The library's bss past its last file page, like vm_brk in the kernel. */
+static long map_lib_bss(uint32_t start, uint32_t len, uint32_t bss_len)
+{
+	return bss_len ? map_anon(start + len, bss_len) : 0;
+}
+
+static long load_library_file(int fd, struct stub_lib *out)
+{
+	unsigned char h[32];
+	long n = stub_syscall(NR_read, fd, (long)h, 32, 0, 0, 0);
+
+	if (n != 32)
+		return -ENOEXEC;
+	uint32_t info = rd32(h), text = rd32(h + 4), data = rd32(h + 8);
+	uint32_t bss = rd32(h + 12), syms = rd32(h + 16), entry = rd32(h + 20);
+	uint32_t magic = info & 0xffff;
+	uint32_t txtoff = magic == 0413 ? 1024 : 0;
+	long size = stub_syscall(NR_lseek, fd, 0, 2 /* SEEK_END */, 0, 0, 0);
+
+	if ((magic != 0413 && magic != 0314) || rd32(h + 24) || rd32(h + 28) ||
+	    ((entry & 0xfff) && magic == 0413) || (info >> 24) ||
+	    (uint64_t)size < (uint64_t)text + data + syms + txtoff)
+		return -ENOEXEC;
+
+	uint32_t start = entry & 0xfffff000u;
+	uint32_t len = PAGE_UP(text + data);
+	uint32_t bss_end = PAGE_UP(text + data + bss);
+	long r;
+
+	if (txtoff & (STUB_PAGE - 1)) {
+		/* Not page aligned in the file: the kernel copied it. */
+		r = map_anon(start, bss_end);
+		if (r)
+			return r;
+		stub_syscall(NR_lseek, fd, (long)txtoff, 0, 0, 0, 0);
+		for (uint32_t got = 0; got < text + data;) {
+			n = stub_syscall(NR_read, fd, (long)(start + got),
+					 (long)(text + data - got), 0, 0, 0);
+			if (n <= 0)
+				return n ? n : -ENOEXEC;
+			got += (uint32_t)n;
+		}
+	} else {
+		r = stub_syscall(NR_mmap2, (long)start, (long)(text + data), RWX,
+				 MAP_PRIVATE | MAP_FIXED, fd, 0);
+		if ((uint32_t)r != start)
+			return r;
+		r = map_lib_bss(start, len, bss_end - len);
+		if (r)
+			return r;
+	}
+	out->start = start;
+	out->len = len;
+	return 0;
+}
+
+static void install_ldso_traps(const struct stub_lib *l);
+
+/* Joins dir and name into buf; 0 when it does not fit. */
+static int join_path(char *buf, size_t cap, const char *dir, size_t dirlen,
+		     const char *name)
+{
+	size_t n = str_len(name);
+
+	if (dirlen + 1 + n + 1 > cap)
+		return 0;
+	memcpy(buf, dir, dirlen);
+	buf[dirlen] = '/';
+	memcpy(buf + dirlen + 1, name, n + 1);
+	return 1;
+}
+
+/* Tries each folder of a ':' list; >0 not found, 0 loaded, <0 error. */
+static long search_dirs(const char *list, const char *name, struct stub_lib *l)
+{
+	char path[512];
+
+	while (list && *list) {
+		const char *end = list;
+
+		while (*end && *end != ':')
+			end++;
+		if (end > list &&
+		    join_path(path, sizeof path, list, (size_t)(end - list), name)) {
+			long fd = stub_syscall(NR_open, (long)path,
+					       0 /* O_RDONLY */ | 0x80000 /* O_CLOEXEC */,
+					       0, 0, 0, 0);
+			if (fd >= 0) {
+				long r = load_library_file((int)fd, l);
+
+				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+				return r;
+			}
+		}
+		list = *end ? end + 1 : end;
+	}
+	return 1;
+}
+
+static __attribute__((noreturn)) void die_no_library(const char *name)
+{
+	struct line l = { .len = 0 };
+
+	put_str(&l, prog_name);
+	put_str(&l, ": cannot find the a.out library ");
+	put_str(&l, name);
+	put_str(&l, "; looked in ");
+	if (env_libpath) {
+		put_str(&l, "AOUT_LIBRARY_PATH (");
+		put_str(&l, env_libpath);
+		put_str(&l, "), ");
+	}
+	if (plan->paths[0]) {
+		put_str(&l, plan->paths);
+		put_str(&l, ":");
+	}
+	put_str(&l, customary_dirs);
+	die_line(&l);
+}
+
+static long do_uselib(const char *path)
+{
+	const char *name = base_name(path);
+	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
+	long r = 1;
+
+	for (uint32_t i = 0; i < plan->nlibs; i++)
+		if (str_eq(plan->libs[i].name, name))
+			l = &plan->libs[i];
+	if (l->mapped)
+		return 0;
+	if (l->stage) {
+		r = stub_syscall(NR_mremap, (long)l->stage, (long)l->len,
+				 (long)l->len, MREMAP_MAYMOVE | MREMAP_FIXED,
+				 (long)l->start, 0);
+		r = (uint32_t)r == l->start ? map_lib_bss(l->start, l->len, l->bss_len) : r;
+	} else {
+		r = search_dirs(env_libpath, name, l);
+		if (r > 0)
+			r = search_dirs(plan->paths, name, l);
+		if (r > 0)
+			r = search_dirs(customary_dirs, name, l);
+		if (r > 0)
+			die_no_library(name);
+	}
+	if (r < 0)
+		return r;
+	l->mapped = 1;
+	if (str_eq(name, "ld.so"))
+		install_ldso_traps(l);
+	return 0;
+}
+
+/*
+ * ld.so 1.x reads /etc/ld.so.cache; today's file is a glibc cache, and
+ * ld.so would complain on stderr that it is corrupt.  Without a cache it
+ * silently searches its folders, and uselib() above finds the libraries.
+ */
+static long do_open_from_ldso(const char *path, long flags, long mode)
+{
+	if (str_eq(path, "/etc/ld.so.cache"))
+		return -ENOENT;
+	return stub_syscall(NR_open, (long)path, flags, mode, 0, 0, 0);
+}
+
+/* i386 ucontext: uc_mcontext.gregs starts at byte 20. */
+enum { REG_EDI = 4, REG_ESI = 5, REG_EBP = 6, REG_EBX = 8, REG_EDX = 9,
+       REG_ECX = 10, REG_EAX = 11 };
+
+static int emulating_brk;
+static int ldso_trapped;
+
+/*
+ * SIGSYS from our seccomp filter, or from a filter a converted parent
+ * left behind (seccomp filters are inherited): emulate what the kernel
+ * no longer does, and make any other trapped call from here, where no
+ * filter traps it.
+ */
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
-	uint32_t *gregs = (uint32_t *)((char *)ucontext + 20);
+	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
 	int nr = *(int *)((char *)info + 16); /* si_syscall */
 
 	(void)sig;
-	if (nr == NR_brk)
-		gregs[REG_EAX] = brk_emulate(gregs[REG_EBX]);
+	if (nr == NR_brk && emulating_brk)
+		g[REG_EAX] = brk_emulate(g[REG_EBX]);
+	else if (nr == NR_uselib && (plan->flags & STUB_F_DYNAMIC))
+		g[REG_EAX] = (uint32_t)do_uselib((const char *)g[REG_EBX]);
+	else if (nr == NR_open && ldso_trapped)
+		g[REG_EAX] = (uint32_t)do_open_from_ldso((const char *)g[REG_EBX],
+							 (long)g[REG_ECX],
+							 (long)g[REG_EDX]);
 	else
-		gregs[REG_EAX] = (uint32_t)-38; /* ENOSYS */
+		g[REG_EAX] = (uint32_t)stub_syscall(nr, (long)g[REG_EBX],
+						    (long)g[REG_ECX],
+						    (long)g[REG_EDX],
+						    (long)g[REG_ESI],
+						    (long)g[REG_EDI],
+						    (long)g[REG_EBP]);
+}
+
+static void install_sigsys_handler(void)
+{
+	struct {
+		void (*handler)(int, void *, void *);
+		uint32_t flags;
+		void (*restorer)(void);
+		uint32_t mask[2];
+	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER, stub_sigreturn, { 0, 0 } };
+	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0);
+
+	if (r < 0)
+		die("installing the SIGSYS handler", 0, r);
 }
 
 struct sock_filter {
@@ -246,41 +498,51 @@ struct sock_fprog {
 #define AUDIT_ARCH_I386 0x40000003u
 
 /*
- * Trap brk only when it is made from the a.out text, so that children
- * which are not converted a.out programs never see the filter act.
+ * A seccomp filter that traps system call nr only when it is made from
+ * [ip_lo, ip_hi), so that children which are not converted a.out programs
+ * never see it act (filters are inherited across fork and exec).
  */
-static void install_brk_trap(void)
-{
-	struct sock_filter f[] = {
-		{ BPF_LD_W_ABS, 0, 0, 4 }, /* arch */
-		{ BPF_JEQ_K, 0, 6, AUDIT_ARCH_I386 },
-		{ BPF_LD_W_ABS, 0, 0, 0 }, /* nr */
-		{ BPF_JEQ_K, 0, 4, NR_brk },
-		{ BPF_LD_W_ABS, 0, 0, 8 }, /* instruction pointer */
-		{ BPF_JGE_K, 0, 2, plan->trap_lo },
-		{ BPF_JGE_K, 1, 0, plan->trap_hi },
-		{ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP },
-		{ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW },
-	};
-	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
-	struct {
-		void (*handler)(int, void *, void *);
-		uint32_t flags;
-		void (*restorer)(void);
-		uint32_t mask[2];
-	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER, stub_sigreturn, { 0, 0 } };
-	long r;
+struct trap_rule {
+	uint32_t nr, ip_lo, ip_hi;
+};
 
-	r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0);
-	if (r < 0)
-		die("installing the brk handler", 0, r);
-	r = stub_syscall(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+#define RULE_INSNS 6
+
+static void install_traps(const struct trap_rule *rules, unsigned n)
+{
+	struct sock_filter f[2 + RULE_INSNS * 3 + 1];
+	unsigned k = 0;
+
+	f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 4 }; /* arch */
+	f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, (uint8_t)(RULE_INSNS * n),
+				       AUDIT_ARCH_I386 };
+	for (unsigned i = 0; i < n; i++) {
+		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 0 }; /* nr */
+		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 4, rules[i].nr };
+		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 8 }; /* ip */
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 2, rules[i].ip_lo };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 1, 0, rules[i].ip_hi };
+		f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP };
+	}
+	f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
+
+	struct sock_fprog prog = { (uint16_t)k, f };
+	long r = stub_syscall(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+
 	if (r < 0)
 		die("setting no_new_privs", 0, r);
 	r = stub_syscall(NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0,
 			 (long)&prog, 0, 0, 0);
 	if (r < 0)
-		die("installing the brk filter", 0, r);
+		die("installing the seccomp filter", 0, r);
+}
+
+static void install_ldso_traps(const struct stub_lib *l)
+{
+	struct trap_rule r = { NR_open, l->start, l->start + l->len };
+
+	install_traps(&r, 1);
+	ldso_trapped = 1;
 }
 
 struct prctl_mm_map {
@@ -294,16 +556,22 @@ struct prctl_mm_map {
 /*
  * Step 2: brk.  The kernel put brk after the stub, maybe randomized;
  * PR_SET_MM_MAP moves it to the a.out value without privileges.  The
- * kernel refuses values below vm.mmap_min_addr, so the code fields get a
- * second try with the stub's range, and a brk that low is emulated.
+ * kernel refuses any field below the LSM's mmap_min_addr (64 KiB on most
+ * kernels), so low code and data fields are replaced by harmless ones,
+ * and a brk that low is emulated through a seccomp trap instead.
  */
+#define PRCTL_MIN 0x10000u
+
 static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		    uint32_t env_end)
 {
+	int code_low = plan->start_code < PRCTL_MIN;
 	struct prctl_mm_map m = {
-		.start_code = plan->start_code,
-		.end_code = plan->end_code,
-		.start_data = plan->start_data,
+		.start_code = code_low ? STUB_BASE : plan->start_code,
+		.end_code = code_low ? STUB_BASE + __stub_header.filesz :
+				       plan->end_code,
+		.start_data = plan->start_data < PRCTL_MIN ? plan->end_data :
+							      plan->start_data,
 		.end_data = plan->end_data,
 		.start_brk = plan->start_brk,
 		.brk = plan->brk,
@@ -314,20 +582,13 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		.env_end = env_end,
 		.exe_fd = (uint32_t)-1,
 	};
-	long r = stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)&m,
-			      sizeof m, 0, 0);
 
-	if (r == -EINVAL) {
-		m.start_code = STUB_BASE;
-		m.end_code = STUB_BASE + __stub_header.filesz;
-		m.start_data = m.end_data = plan->end_data;
-		r = stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)&m,
-				 sizeof m, 0, 0);
-	}
-	if (r == 0)
+	if (plan->end_data >= PRCTL_MIN &&
+	    stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)&m, sizeof m,
+			 0, 0) == 0)
 		return;
 	emu_brk = plan->brk;
-	install_brk_trap();
+	emulating_brk = 1;
 }
 
 /*
@@ -386,13 +647,32 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	else if (execfn)
 		prog_name = (const char *)execfn;
 
-	plan = (const struct stub_plan *)((const char *)&__stub_header +
+	plan = (struct stub_plan *)((char *)&__stub_header +
 					  __stub_header.plan_off);
+	install_sigsys_handler();
 	map_image();
 
 	uint32_t *sp = build_aout_frame(elf_sp, strings);
 
 	set_brk((uint32_t)sp, strings, arg_end, env_end);
+
+	struct trap_rule rules[3];
+	unsigned nrules = 0;
+
+	if (plan->flags & STUB_F_DYNAMIC)
+		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT };
+	if (emulating_brk) {
+		rules[nrules++] = (struct trap_rule){ NR_brk, plan->trap_lo,
+						      plan->trap_hi };
+		if (plan->lib_hi > plan->lib_lo)
+			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
+							      plan->lib_hi };
+	}
+	if (nrules)
+		install_traps(rules, nrules);
+	for (uint32_t i = 0; i < envc; i++)
+		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
+			env_libpath = envp[i] + 18;
 	stub_jump_target = plan->entry;
 	return sp;
 }

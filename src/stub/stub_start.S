@@ -10,7 +10,7 @@
 	.globl	__stub_header
 __stub_header:
 	.long	0x53453241		/* STUB_MAGIC */
-	.long	1			/* STUB_ABI_VERSION */
+	.long	2			/* STUB_ABI_VERSION */
 	.long	_start - __stub_header	/* entry_off */
 	.long	0			/* plan_off: written by aout2elf */
 	.long	__stub_filesz

@@ -1,0 +1,277 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libs.h"
+
+const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
+
+#define PAGE_UP(x) (((uint64_t)(x) + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1))
+
+static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
+{
+	size_t avail;
+	const uint8_t *p = aout_at(a, addr, &avail);
+
+	*ok = p && avail >= 4;
+	return *ok ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+}
+
+/* A string in the image made of file-name characters, at most cap-1 long. */
+static int name_at(const struct aout *a, uint32_t addr, char *out, size_t cap)
+{
+	size_t avail;
+	const uint8_t *p = aout_at(a, addr, &avail);
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	for (; n < avail && n < cap && p[n]; n++)
+		if (!(p[n] >= 'a' && p[n] <= 'z') && !(p[n] >= 'A' && p[n] <= 'Z') &&
+		    !(p[n] >= '0' && p[n] <= '9') && !strchr("._+-/", p[n]))
+			return 0;
+	if (n == 0 || n >= cap || n >= avail)
+		return 0;
+	memcpy(out, p, n);
+	out[n] = 0;
+	return strstr(out, ".so") != NULL;
+}
+
+static int printable_at(const struct aout *a, uint32_t addr)
+{
+	size_t avail;
+	const uint8_t *p = aout_at(a, addr, &avail);
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	while (n < avail && n < 80 && p[n] >= 0x20 && p[n] < 0x7f)
+		n++;
+	return n > 0 && n < avail && p[n] == 0;
+}
+
+size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t lo = a->kind == AOUT_SHLIB ? aout_lib_start(a) + a->h.text :
+		      a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC ?
+				(uint32_t)aout_dataddr(a) :
+				(uint32_t)aout_txtaddr(a) + a->h.text;
+
+	for (uint32_t off = 0; off + 16 <= a->h.data && n < max; off += 4) {
+		int ok1, ok2, ok3, ok4;
+		uint32_t name = word_at(a, lo + off, &ok1);
+		uint32_t tools = word_at(a, lo + off + 4, &ok2);
+		uint32_t jump = word_at(a, lo + off + 8, &ok3);
+		uint32_t vers = word_at(a, lo + off + 12, &ok4);
+		struct lib_need need;
+
+		if (!ok1 || !ok2 || !ok3 || !ok4 || jump < 0x40000000u ||
+		    jump >= IMAGE_LIMIT || (vers >> 16) == 0 || (vers >> 16) > 255 ||
+		    !printable_at(a, tools) ||
+		    !name_at(a, name, need.name, sizeof need.name))
+			continue;
+		need.jump_table = jump;
+		need.version = vers;
+		size_t i;
+		for (i = 0; i < n && strcmp(out[i].name, need.name); i++)
+			;
+		if (i == n)
+			out[n++] = need;
+		off += 12;
+	}
+	return n;
+}
+
+int libs_wants_ldso(const struct aout *a)
+{
+	static const char ldso[] = "/lib/ld.so";
+	const uint8_t *p = a->buf + a->text_off;
+	size_t len = (size_t)a->h.text + a->h.data;
+
+	return memmem(p, len, ldso, sizeof ldso) != NULL;
+}
+
+void libs_version_str(uint32_t v, char *buf, size_t cap)
+{
+	unsigned minor = v & 0xffff;
+
+	snprintf(buf, cap, "%u.%u.%u", v >> 16, minor / 100, minor % 100);
+}
+
+static void free_lib(struct lib *l)
+{
+	aout_free(&l->a);
+	input_free(&l->in);
+	free(l->path);
+	l->path = NULL;
+}
+
+void libs_free(struct libset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free_lib(&set->libs[i]);
+	set->n = 0;
+}
+
+/* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
+static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
+		    struct lib *l, struct diag *d)
+{
+	char list[STUB_PATHS + sizeof libs_customary_dirs];
+	char *save = NULL;
+	size_t used = 0;
+
+	list[0] = 0;
+	for (size_t i = 0; i < ndirs; i++)
+		used += (size_t)snprintf(list + used, sizeof list - used, "%s:",
+					 dirs[i]) ;
+	snprintf(list + used, sizeof list - used, "%s", libs_customary_dirs);
+
+	char searched[sizeof list];
+	memcpy(searched, list, sizeof list);
+	for (char *dir = strtok_r(list, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char path[4096];
+		struct diag why;
+
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (input_read(path, &l->in, &why))
+			continue;
+		if (aout_parse_kind(l->in.buf, l->in.size, AOUT_SHLIB, &l->a, &why)) {
+			input_free(&l->in);
+			diag_set(d, "%s: not an a.out shared library: %s", path,
+				 why.msg);
+			return -1;
+		}
+		l->path = strdup(path);
+		if (!l->path)
+			return diag_set(d, "out of memory");
+		return 0;
+	}
+	diag_set(d, "needs the a.out library %s, not found in %s", name, searched);
+	return 1;
+}
+
+static int add_lib(struct libset *set, const struct lib_need *need,
+		   const char *needed_by, const char *const *dirs, size_t ndirs,
+		   int missing_ok, struct diag *d)
+{
+	char have[32], want[32];
+	struct lib *l = NULL;
+
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->libs[i].name, need->name))
+			l = &set->libs[i];
+	if (!l) {
+		if (set->n == STUB_MAX_LIBS)
+			return diag_set(d, "needs more than %d a.out libraries",
+					STUB_MAX_LIBS);
+		l = &set->libs[set->n++];
+		memset(l, 0, sizeof *l);
+		snprintf(l->name, sizeof l->name, "%s", need->name);
+		int r = find_lib(need->name, dirs, ndirs, l, d);
+
+		if (r < 0 || (r > 0 && !missing_ok))
+			return -1;
+		if (r == 0) {
+			const struct aout_header *h = &l->a.h;
+			int ok;
+
+			l->start = aout_lib_start(&l->a);
+			l->len = (uint32_t)PAGE_UP(h->text + h->data);
+			l->bss_len = (uint32_t)(PAGE_UP((uint64_t)h->text + h->data +
+							h->bss) - l->len);
+			if (need->version)
+				l->version = word_at(&l->a, need->jump_table, &ok);
+		}
+	}
+	if (l->path && need->version) {
+		libs_version_str(l->version, have, sizeof have);
+		libs_version_str(need->version, want, sizeof want);
+		if ((l->version >> 16) != (need->version >> 16))
+			return diag_set(d, "%s is version %s, %s needs major "
+					   "version %u", l->path, have, needed_by,
+					need->version >> 16);
+		if ((l->version & 0xffff) < (need->version & 0xffff))
+			return diag_set(d, "%s is version %s, older than the %s "
+					   "that %s needs", l->path, have, want,
+					needed_by);
+	}
+	if (need->version > l->needed) {
+		l->needed = need->version;
+		snprintf(l->needed_by, sizeof l->needed_by, "%s", needed_by);
+	}
+	return 0;
+}
+
+static int check_overlaps(const struct libset *set, uint32_t lo, uint32_t hi,
+			  struct diag *d)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct lib *a = &set->libs[i];
+		uint64_t a_end = (uint64_t)a->start + a->len + a->bss_len;
+
+		if (!a->path)
+			continue;
+		if (a_end > IMAGE_LIMIT)
+			return diag_set(d, "%s ends at 0x%llx, beyond 0x%x", a->path,
+					(unsigned long long)a_end, IMAGE_LIMIT);
+		if (a->start < hi && a_end > lo)
+			return diag_set(d, "%s (0x%08x-0x%08llx) overlaps the "
+					   "program (0x%08x-0x%08x)", a->path,
+					a->start, (unsigned long long)a_end, lo, hi);
+		for (size_t j = 0; j < i; j++) {
+			const struct lib *b = &set->libs[j];
+			uint64_t b_end = (uint64_t)b->start + b->len + b->bss_len;
+
+			if (b->path && a->start < b_end && a_end > b->start)
+				return diag_set(d, "%s (0x%08x-0x%08llx) overlaps %s "
+						   "(0x%08x-0x%08llx)", a->path,
+						a->start, (unsigned long long)a_end,
+						b->path, b->start,
+						(unsigned long long)b_end);
+		}
+	}
+	return 0;
+}
+
+int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
+		 const char *const *dirs, size_t ndirs, int missing_ok,
+		 struct libset *set, struct diag *d)
+{
+	struct lib_need needs[LIBS_MAX_NEEDS];
+	size_t n = libs_scan(prog, needs, LIBS_MAX_NEEDS);
+
+	set->n = 0;
+	if (n && libs_wants_ldso(prog)) {
+		struct lib_need ldso = { "ld.so", 0, 0 };
+
+		if (add_lib(set, &ldso, "the program", dirs, ndirs, missing_ok, d))
+			goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (add_lib(set, &needs[i], "the program", dirs, ndirs, missing_ok, d))
+			goto fail;
+	/* The libraries' own needs; set->n grows while we walk it. */
+	for (size_t i = 0; i < set->n; i++) {
+		struct lib *l = &set->libs[i];
+		char by[STUB_LIB_NAME];
+
+		if (!l->path)
+			continue;
+		snprintf(by, sizeof by, "%s", l->name);
+		n = libs_scan(&l->a, needs, LIBS_MAX_NEEDS);
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(needs[j].name, by) &&
+			    add_lib(set, &needs[j], by, dirs, ndirs, missing_ok, d))
+				goto fail;
+	}
+	if (check_overlaps(set, image_lo, image_hi, d))
+		goto fail;
+	return 0;
+fail:
+	libs_free(set);
+	return -1;
+}
