@@ -32,9 +32,10 @@ static int check_stub(const unsigned char *stub, size_t size,
 		return diag_set(d, "internal error: runtime stub too small");
 	for (unsigned i = 0; i < 6; i++)
 		((uint32_t *)h)[i] = rd32(stub + 4 * i);
+	/* memsz is bounded so that the plan after it cannot wrap around. */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
 	    h->filesz != size || h->memsz < h->filesz ||
-	    h->entry_off >= h->filesz)
+	    h->memsz > STUB_MAX_MEMSZ || h->entry_off >= h->filesz)
 		return diag_set(d, "internal error: runtime stub is damaged");
 	return 0;
 }
@@ -72,8 +73,11 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 		l->region[i].page_off = (uint32_t)off;
 		l->region[i].stage = len ? (uint32_t)stage : 0;
 		l->region[i].len = (uint32_t)len;
+		if (i < p->nregions && p->direct)
+			l->region[i].stage = p->regions[i].vaddr & ~(STUB_PAGE - 1);
+		else
+			stage += len;
 		off += len;
-		stage += len;
 		if (off > UINT32_MAX)
 			return diag_set(d, "the converted file would exceed 4 GiB");
 	}
@@ -99,7 +103,7 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 	sp->min_addr = p->min_addr;
 	sp->trap_lo = p->min_addr;
 	sp->trap_hi = p->image_end;
-	for (size_t i = 0; i < p->nregions; i++) {
+	for (size_t i = 0; i < p->nregions && !p->direct; i++) {
 		struct stub_map *m = &sp->maps[sp->nmaps++];
 
 		m->kind = STUB_MAP_MOVE;
@@ -320,7 +324,7 @@ static int add_aout_sections(struct writer *w, const struct aout *a,
 {
 	const struct plan_region *r0 = &p->regions[0];
 	uint32_t off0 = l->region[0].page_off + r0->vaddr % STUB_PAGE;
-	uint32_t wx = p->magic == AOUT_QMAGIC || p->magic == AOUT_ZMAGIC ? 0 : SHF_WRITE;
+	uint32_t wx = p->magic == AOUT_QMAGIC ? 0 : SHF_WRITE;
 	uint32_t text_off = off0, data_off;
 
 	if (p->magic == AOUT_QMAGIC) {

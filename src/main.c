@@ -1,35 +1,30 @@
 /*
- * The command line: options, one conversion or one --info report per
- * file, and the mapping of failures onto "aout2elf: FILE: reason" and the
- * exit statuses 0 (done), 1 (an input could not be converted), 2 (usage).
+ * The command line: options, then one of four modes -
+ *
+ *   aout2elf [OPTION]... INPUT OUTPUT          one conversion
+ *   aout2elf [OPTION]... -O DIR INPUT...       batch (src/batch.c)
+ *   aout2elf --info FILE...                    describe
+ *   aout2elf [OPTION]... --exec FILE [ARG]...  convert in memory and run
+ *
+ * - and the exit statuses 0 (done), 1 (an input could not be converted),
+ * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 
-#include "aout.h"
-#include "elfwrite.h"
+#include "batch.h"
+#include "convert.h"
 #include "info.h"
-#include "libs.h"
-#include "output.h"
-#include "plan.h"
-#include "stub_image.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
-
-#define MAX_LIBDIRS 32
-
-struct options {
-	int force, quiet, verbose, info;
-	struct plan_options plan;
-	const char *libdirs[MAX_LIBDIRS];
-	size_t nlibdirs;
-};
 
 static const char *progname = "aout2elf";
 
@@ -37,25 +32,38 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: %s [OPTION]... INPUT OUTPUT\n"
+"  or:  %s [OPTION]... -O DIR INPUT...\n"
 "  or:  %s --info FILE...\n"
-"Convert a Linux i386 a.out executable (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
-"into an ELF32 executable that runs as it did under the a.out loader.\n"
+"  or:  %s [OPTION]... --exec FILE [ARG]...\n"
+"Convert Linux i386 a.out executables (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
+"into ELF32 executables that run as they did under the a.out loader.\n"
 "\n"
-"  -f, --force         replace OUTPUT if it exists\n"
-"      --info          describe each a.out FILE, its libraries and the load\n"
-"                        map of the converted program\n"
+"  -f, --force          replace OUTPUT if it exists; in batch mode, convert\n"
+"                         even when OUTPUT is newer than INPUT\n"
+"  -O, --output-dir DIR convert each INPUT into DIR\n"
+"  -r, --recursive      with -O: walk INPUT folders, mirror them under DIR\n"
+"  -j, --jobs N         with -O: convert N files at once (default: CPUs)\n"
+"      --report FILE    with -O: write a JSON report of every file\n"
+"      --info           describe each a.out FILE, its libraries and the load\n"
+"                         map of the converted program\n"
+"      --exec FILE [ARG]...  convert FILE in memory and run it with ARGs\n"
 "  -L, --library-path DIR  look for ld.so and a.out libraries in DIR first\n"
-"                        (repeatable)\n"
-"      --no-embed-libs find the libraries when the program runs, instead of\n"
-"                        carrying them inside OUTPUT\n"
-"      --noexecstack   make stack, data, bss and heap non-executable\n"
-"  -q, --quiet         print no warnings\n"
-"  -v, --verbose       say what was converted\n"
-"  -h, --help          display this help and exit\n"
-"  -V, --version       output version information and exit\n"
+"                         (repeatable)\n"
+"      --no-embed-libs  find the libraries when the program runs, instead of\n"
+"                         carrying them inside OUTPUT\n"
+"      --direct         let the kernel map the a.out segments at their own\n"
+"                         addresses at exec, so gdb can set breakpoints\n"
+"                         before 'run'; a forbidden low address is then a\n"
+"                         SIGSEGV at exec instead of a message\n"
+"      --noexecstack    make stack, data, bss and heap non-executable\n"
+"  -q, --quiet          print no warnings, progress or summary\n"
+"  -v, --verbose        say what was converted\n"
+"  -h, --help           display this help and exit\n"
+"  -V, --version        output version information and exit\n"
 "\n"
 "Exit status: 0 on success, 1 if an input could not be converted,\n"
-"2 on a usage error.  See aout2elf(1).\n", progname, progname);
+"2 on a usage error.  See aout2elf(1).\n", progname, progname, progname,
+		progname);
 }
 
 static int usage_error(const char *msg)
@@ -65,118 +73,8 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
-static int fail(const char *file, const struct diag *d)
-{
-	fprintf(stderr, "%s: %s: %s\n", progname, file, d->msg);
-	return EXIT_FAIL;
-}
-
-static unsigned long mmap_min_addr(void)
-{
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "r");
-
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-struct job {
-	struct input in;
-	struct aout a;
-	struct plan p;
-	struct libset libs;
-};
-
-static void job_free(struct job *j)
-{
-	libs_free(&j->libs);
-	aout_free(&j->a);
-	input_free(&j->in);
-}
-
-/*
- * Reads and plans one input, with its libraries; missing libraries are
- * fatal only when they would be embedded.
- */
-static int load(const char *path, const struct options *o, int missing_ok,
-		struct job *j, struct diag *d)
-{
-	memset(j, 0, sizeof *j);
-	if (input_read(path, &j->in, d))
-		return -1;
-	if (aout_parse(j->in.buf, j->in.size, &j->a, d) ||
-	    plan_build(&j->a, &o->plan, &j->p, d) ||
-	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
-			 o->nlibdirs, missing_ok, &j->libs, d) ||
-	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d)) {
-		job_free(j);
-		return -1;
-	}
-	return 0;
-}
-
-static int info(const char *path, const struct options *o)
-{
-	struct job j;
-	struct diag d;
-
-	if (load(path, o, 1, &j, &d))
-		return fail(path, &d);
-	info_print(stdout, path, &j.a, &j.p, &j.libs);
-	job_free(&j);
-	return 0;
-}
-
-static int convert(const char *src, const char *dst, const struct options *o,
-		   mode_t umask_bits)
-{
-	struct job j;
-	struct output out;
-	struct diag d;
-	int rc = 0;
-
-	if (load(src, o, o->plan.no_embed_libs, &j, &d))
-		return fail(src, &d);
-	if (output_open(dst, &j.in.st, o->force, &out, &d)) {
-		rc = fail(dst, &d);
-		goto done;
-	}
-	if (elfw_write(out.fd, &j.a, &j.p, stub_image, stub_image_size, &d)) {
-		output_abort(&out);
-		rc = fail(dst, &d);
-		goto done;
-	}
-	if (output_commit(&out, output_mode(j.in.st.st_mode, umask_bits), &d)) {
-		rc = fail(dst, &d);
-		goto done;
-	}
-	if (!o->quiet && j.p.min_addr < mmap_min_addr())
-		fprintf(stderr, "%s: warning: %s: needs address 0x%x, below "
-				"vm.mmap_min_addr (%lu) here; only root can run "
-				"it unless 'sysctl -w vm.mmap_min_addr=%u'\n",
-			progname, dst, j.p.min_addr, mmap_min_addr(), j.p.min_addr);
-	for (size_t i = 0; i < j.libs.n && !o->quiet; i++)
-		if (!j.libs.libs[i].path)
-			fprintf(stderr, "%s: warning: %s: a.out library %s not found "
-					"here; the program looks for it when it "
-					"runs\n", progname, dst, j.libs.libs[i].name);
-	if (o->verbose)
-		printf("'%s' -> '%s' (%s, %s)\n", src, dst,
-		       aout_magic_name(j.a.magic),
-		       !j.p.dynamic ? "static" :
-		       o->plan.no_embed_libs ? "dynamic, libraries at run time" :
-					       "dynamic, libraries embedded");
-done:
-	job_free(&j);
-	return rc;
-}
-
 /* -L folders become absolute: the program may look in them from anywhere. */
-static int add_libdir(struct options *o, const char *dir)
+static int add_libdir(struct conv_options *o, const char *dir)
 {
 	char *abs = realpath(dir, NULL);
 
@@ -184,49 +82,158 @@ static int add_libdir(struct options *o, const char *dir)
 		fprintf(stderr, "%s: %s: %s\n", progname, dir, strerror(errno));
 		return -1;
 	}
-	if (o->nlibdirs == MAX_LIBDIRS) {
+	if (o->nlibdirs == CONV_MAX_LIBDIRS) {
 		free(abs);
-		fprintf(stderr, "%s: at most %d -L folders\n", progname, MAX_LIBDIRS);
+		fprintf(stderr, "%s: at most %d -L folders\n", progname,
+			CONV_MAX_LIBDIRS);
 		return -1;
 	}
 	o->libdirs[o->nlibdirs++] = abs;
 	return 0;
 }
 
+static int info(const char *path, const struct conv_options *o)
+{
+	struct conv_job j;
+	struct diag d;
+
+	if (conv_load(path, o, 1, &j, &d)) {
+		fprintf(stderr, "%s: %s: %s\n", progname, path, d.msg);
+		return EXIT_FAIL;
+	}
+	info_print(stdout, path, &j.a, &j.p, &j.libs);
+	conv_job_free(&j);
+	return 0;
+}
+
+static int convert(const char *src, const char *dst,
+		   const struct conv_options *o, int verbose)
+{
+	struct conv_result r;
+
+	if (conv_file(src, dst, o, &r)) {
+		fprintf(stderr, "%s: %s: %s\n", progname,
+			r.reason_is_output ? dst : src, r.reason);
+		return EXIT_FAIL;
+	}
+	if (r.warning[0])
+		fprintf(stderr, "%s: warning: %s", progname, r.warning);
+	if (verbose)
+		printf("'%s' -> '%s' (%s, %s)\n", src, dst, r.format,
+		       !r.dynamic ? "static" :
+		       o->plan.no_embed_libs ? "dynamic, libraries at run time" :
+					       "dynamic, libraries embedded");
+	return 0;
+}
+
+/* --exec: the converted program never touches a disk. */
+static int exec_in_memory(char **argv, const struct conv_options *o)
+{
+	const char *file = argv[0];
+	struct diag d;
+	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: memfd_create: %s\n", progname, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (conv_to_fd(file, fd, o, &d)) {
+		fprintf(stderr, "%s: %s: %s\n", progname, file, d.msg);
+		close(fd);
+		return EXIT_FAIL;
+	}
+	fexecve(fd, argv, environ);
+	fprintf(stderr, "%s: %s: cannot run it: %s\n", progname, file,
+		strerror(errno));
+	close(fd);
+	return 126;
+}
+
+static int parse_jobs(const char *s, int *jobs)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || end == s || n < 1 || n > 1024)
+		return -1;
+	*jobs = (int)n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED };
+	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
+	       OPT_REPORT, OPT_EXEC };
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "output-dir", required_argument, NULL, 'O' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "info", no_argument, NULL, OPT_INFO },
-		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
+		{ "exec", no_argument, NULL, OPT_EXEC },
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
+		{ "direct", no_argument, NULL, OPT_DIRECT },
+		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 0 };
-	int c;
+	struct conv_options o = { 0 };
+	struct batch_options b = { 0 };
+	int c, mode_info = 0, verbose = 0, jobs_given = 0;
+	int nopts = argc, mode_exec = 0;
 
-	while ((c = getopt_long(argc, argv, "fqvhVL:", longopts, NULL)) != -1) {
+	/* Everything after "--exec FILE" belongs to the program. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--exec")) {
+			nopts = i + 1;
+			mode_exec = 1;
+			break;
+		}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	b.jobs = cpus > 0 ? (int)cpus : 1;
+
+	while ((c = getopt_long(nopts, argv, "fO:rj:qvhVL:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.force = 1;
 			break;
+		case 'O':
+			b.outdir = optarg;
+			break;
+		case 'r':
+			b.recursive = 1;
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &b.jobs))
+				return usage_error("-j takes a number from 1 to 1024");
+			jobs_given = 1;
+			break;
+		case OPT_REPORT:
+			b.report = optarg;
+			break;
 		case 'q':
-			o.quiet = 1;
+			o.quiet = b.quiet = 1;
 			break;
 		case 'v':
-			o.verbose = 1;
+			verbose = b.verbose = 1;
 			break;
 		case OPT_INFO:
-			o.info = 1;
+			mode_info = 1;
+			break;
+		case OPT_EXEC:
 			break;
 		case OPT_NOEXECSTACK:
 			o.plan.noexec = 1;
+			break;
+		case OPT_DIRECT:
+			o.plan.direct = 1;
 			break;
 		case OPT_NO_EMBED:
 			o.plan.no_embed_libs = 1;
@@ -247,28 +254,46 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	argc -= optind;
-	argv += optind;
+	o.umask_bits = umask(0);
+	umask(o.umask_bits);
 
-	mode_t umask_bits = umask(0);
-	umask(umask_bits);
+	if (mode_exec) {
+		if (mode_info || b.outdir)
+			return usage_error("--exec goes with neither --info nor -O");
+		if (nopts >= argc)
+			return usage_error("--exec needs a FILE");
+		if (optind != nopts)
+			return usage_error("operands before --exec FILE");
+		return exec_in_memory(argv + nopts, &o);
+	}
+	int nargs = argc - optind;
+	char **args = argv + optind;
 
-	if (o.info) {
+	if (!b.outdir && (b.recursive || jobs_given || b.report))
+		return usage_error("-r, -j and --report go with -O DIR");
+	if (mode_info) {
 		int rc = 0;
 
-		if (argc < 1)
+		if (b.outdir)
+			return usage_error("--info does not go with -O");
+		if (nargs < 1)
 			return usage_error("--info needs at least one FILE");
-		for (int i = 0; i < argc; i++)
-			if (info(argv[i], &o))
+		for (int i = 0; i < nargs; i++)
+			if (info(args[i], &o))
 				rc = EXIT_FAIL;
-		if (fflush(stdout))
-			rc = EXIT_FAIL;
-		return rc;
+		return fflush(stdout) ? EXIT_FAIL : rc;
 	}
-	if (argc < 2)
-		return usage_error(argc ? "missing OUTPUT operand" :
-					  "missing INPUT and OUTPUT operands");
-	if (argc > 2)
-		return usage_error("too many operands (INPUT OUTPUT expected)");
-	return convert(argv[0], argv[1], &o, umask_bits);
+	if (b.outdir) {
+		if (nargs < 1)
+			return usage_error("-O DIR needs at least one INPUT");
+		o.quiet = b.quiet;
+		return batch_run(args, (size_t)nargs, &b, &o);
+	}
+	if (nargs < 2)
+		return usage_error(nargs ? "missing OUTPUT operand" :
+					   "missing INPUT and OUTPUT operands");
+	if (nargs > 2)
+		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
+				   "INPUT...)");
+	return convert(args[0], args[1], &o, verbose);
 }

@@ -3,10 +3,10 @@
  *
  *   QMAGIC  file offset 0 (header included) mmapped at 0x1000, text r-x,
  *           data rwx at N_DATADDR;
- *   ZMAGIC  file offset 1024 at 0; the kernel copied it (offset not page
- *           aligned), same addresses and access as QMAGIC;
- *   OMAGIC, NMAGIC  text and data copied contiguously from offset 32 to 0,
- *           one writable region;
+ *   ZMAGIC  file offset 1024 is not page aligned, so the kernel took its
+ *           copying path: text and data read contiguously to 0 into one
+ *           writable region;
+ *   OMAGIC, NMAGIC  the same from offset 32;
  *
  * then set_brk: zero pages from PAGE_ALIGN(N_BSSADDR) to
  * PAGE_ALIGN(N_BSSADDR + a_bss), and mm->brk = N_BSSADDR + a_bss exactly.
@@ -41,6 +41,7 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	memset(p, 0, sizeof *p);
 	p->magic = a->magic;
 	p->noexec = opt && opt->noexec;
+	p->direct = opt && opt->direct;
 	if (p->noexec)
 		rwx &= ~STUB_PROT_X;
 
@@ -62,7 +63,7 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	p->bss_size = h->bss;
 	p->brk = (uint32_t)brk;
 
-	if (a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC) {
+	if (a->magic == AOUT_QMAGIC) {
 		add_region(p, "text", txt, a->text_off, h->text, rx);
 		if (h->data)
 			add_region(p, "data", dat, a->data_off, h->data, rwx);

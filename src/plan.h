@@ -15,7 +15,7 @@
 
 /* Bytes of the a.out file that appear in memory. */
 struct plan_region {
-	const char *name; /* "text", "data", or "text+data" (OMAGIC, NMAGIC) */
+	const char *name; /* "text", "data" (QMAGIC), or "text+data" */
 	uint32_t vaddr;   /* address of the first byte, not page aligned */
 	uint32_t aout_off;
 	uint32_t size;
@@ -43,6 +43,7 @@ struct plan_lib {
 struct plan_options {
 	int noexec; /* data, bss, heap and stack without PROT_EXEC */
 	int no_embed_libs;
+	int direct; /* kernel maps the segments at their addresses at exec */
 };
 
 struct plan {
@@ -56,12 +57,13 @@ struct plan {
 	/* The mm fields load_aout_binary set. */
 	uint32_t start_code, end_code, start_data, end_data;
 	uint32_t min_addr;  /* lowest address mapped */
-	uint32_t image_end; /* page-aligned end of everything mapped */
+	uint32_t image_end; /* page-aligned end of the image and its bss */
 	size_t nregions;
 	struct plan_region regions[2];
 	size_t nzero;
 	struct plan_zero zero[1];
 	int noexec;
+	int direct;
 	int dynamic; /* calls uselib(): the stub must stand in for it */
 	size_t nlibs;
 	struct plan_lib libs[STUB_MAX_LIBS];

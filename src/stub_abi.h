@@ -31,6 +31,8 @@
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
 #define STUB_ABI_VERSION 2u
 
+#define STUB_MAX_MEMSZ 0x100000u /* far more than the stub will ever need */
+
 /* At offset 0 of the stub image; plan_off is filled in by the converter. */
 struct stub_header {
 	uint32_t magic;

@@ -1,0 +1,23 @@
+#!/bin/sh
+# One command for a fresh Debian machine: install what aout2elf needs,
+# build it, and convert and run the bundled example a.out program.
+set -e
+cd "$(dirname "$0")"
+
+packages=$(grep -v '^#' tools/debian-packages)
+if [ "${AOUT2ELF_SKIP_APT:-}" != 1 ]; then
+	if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $packages >/dev/null
+fi
+
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure
+make -j"$(nproc)"
+
+# The example: testdata/hello.c, built from source as a QMAGIC a.out.
+make testdata/hello.qmagic.aout >/dev/null
+./src/aout2elf -f testdata/hello.qmagic.aout hello.elf
+echo "converted testdata/hello.qmagic.aout -> hello.elf; running it:"
+./hello.elf

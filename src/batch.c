@@ -1,0 +1,529 @@
+/*
+ * Batch mode, in steps:
+ *
+ *   1. collect: every INPUT file, and with -r every file below an INPUT
+ *      folder (symbolic links are reported, never followed), paired with
+ *      its place under -O DIR;
+ *   2. convert: worker processes take the next entry from a shared counter
+ *      (so one slow file does not hold up a queue) and leave the result in
+ *      shared memory, telling the parent its index through a pipe;
+ *   3. report: failures as they come, progress on a terminal, the summary
+ *      line and the JSON report at the end.
+ *
+ * Workers are processes, not threads: libelf is not built thread-safe.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+struct batch {
+	struct batch_entry *e;
+	size_t n, cap;
+	const struct batch_options *b;
+	const struct conv_options *o;
+	struct conv_result *results; /* shared with the workers */
+	size_t done, failed, counts[4];
+	double start;
+	int progress;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 2);
+
+	if (!s)
+		return NULL;
+	memcpy(s, a, la);
+	s[la] = '/';
+	memcpy(s + la + 1, b, lb + 1);
+	return s;
+}
+
+static int add_entry(struct batch *bt, char *in, char *out)
+{
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return -1;
+	}
+	if (bt->n == bt->cap) {
+		size_t cap = bt->cap ? 2 * bt->cap : 64;
+		struct batch_entry *e = realloc(bt->e, cap * sizeof *e);
+
+		if (!e) {
+			free(in);
+			free(out);
+			return -1;
+		}
+		bt->e = e;
+		bt->cap = cap;
+	}
+	memset(&bt->e[bt->n], 0, sizeof bt->e[bt->n]);
+	bt->e[bt->n].input = in;
+	bt->e[bt->n].output = out;
+	bt->n++;
+	return 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Step 1, for a folder: its tree, in name order, mirrored under out. */
+static int walk(struct batch *bt, const char *in, const char *out)
+{
+	struct dirent **names;
+	int n = scandir(in, &names, NULL, by_name), rc = 0;
+
+	if (n < 0) /* unreadable folder: one failed entry that says so */
+		return add_entry(bt, strdup(in), strdup(out));
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		struct stat st;
+		char *child, *dst;
+
+		if (!strcmp(name, ".") || !strcmp(name, "..") || rc) {
+			free(names[i]);
+			continue;
+		}
+		child = join(in, name);
+		dst = join(out, name);
+		if (child && dst && lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = walk(bt, child, dst);
+			free(child);
+			free(dst);
+		} else {
+			rc = add_entry(bt, child, dst);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int collect(struct batch *bt, char *const *inputs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		size_t len = strlen(inputs[i]);
+		const char *base;
+
+		/* A folder's contents go straight under -O DIR, like rsync's "dir/". */
+		if (bt->b->recursive && lstat(inputs[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			if (walk(bt, inputs[i], bt->b->outdir))
+				return -1;
+			continue;
+		}
+		while (len > 1 && inputs[i][len - 1] == '/')
+			len--;
+		base = len > 1 ? memrchr(inputs[i], '/', len - 1) : NULL;
+		base = base ? base + 1 : inputs[i];
+		char *name = strndup(base, len - (size_t)(base - inputs[i]));
+		if (!name || add_entry(bt, strdup(inputs[i]),
+				       join(bt->b->outdir, name))) {
+			free(name);
+			return -1;
+		}
+		free(name);
+	}
+	return 0;
+}
+
+/* mkdir -p for the folder that will hold path. */
+static int make_parents(const char *path)
+{
+	char *p = strdup(path);
+	int rc = 0;
+
+	if (!p)
+		return -1;
+	for (char *s = strchr(p + 1, '/'); s && !rc; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
+static int newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+static void set_status(struct conv_result *r, enum conv_status s,
+		       const char *reason)
+{
+	r->status = s;
+	snprintf(r->reason, sizeof r->reason, "%s", reason);
+}
+
+/* Looks at the header: a.out by content, not by name.  *entry: a_entry. */
+static int looks_like_aout(const char *path, struct conv_result *r,
+			   uint32_t *entry)
+{
+	unsigned char h[32] = { 0 };
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	ssize_t got = fd < 0 ? -1 : read(fd, h, sizeof h);
+	unsigned magic, machine;
+
+	if (fd >= 0)
+		close(fd);
+	if (got < 0) {
+		set_status(r, CONV_FAILED, strerror(errno));
+		return 0;
+	}
+	magic = got >= 4 ? (unsigned)(h[0] | h[1] << 8) : 0;
+	machine = got >= 4 ? h[2] : 0xff;
+	if ((magic != AOUT_OMAGIC && magic != AOUT_NMAGIC && magic != AOUT_ZMAGIC &&
+	     magic != AOUT_QMAGIC) ||
+	    (machine != AOUT_M_386 && machine != AOUT_M_OLD)) {
+		set_status(r, CONV_SKIPPED, "not an a.out executable");
+		return 0;
+	}
+	snprintf(r->format, sizeof r->format, "%s", aout_magic_name(magic));
+	*entry = (uint32_t)h[20] | (uint32_t)h[21] << 8 | (uint32_t)h[22] << 16 |
+		 (uint32_t)h[23] << 24;
+	return 1;
+}
+
+/* An a.out shared library is not a program: it is input for -L. */
+static int is_shared_library(const char *path)
+{
+	struct input in;
+	struct aout a;
+	struct diag d;
+	int lib = 0;
+
+	if (input_read(path, &in, &d))
+		return 0;
+	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
+		lib = aout_lib_start(&a) >= 0x40000000u;
+		aout_free(&a);
+	}
+	input_free(&in);
+	return lib;
+}
+
+/* Step 2, one entry; runs in a worker.  Fills *r. */
+static void convert_into(const struct batch *bt, size_t i, struct conv_result *r)
+{
+	const struct batch_entry *e = &bt->e[i];
+	struct conv_options o = *bt->o;
+	struct stat in, out;
+
+	memset(r, 0, sizeof *r);
+	r->dynamic = -1;
+	if (lstat(e->input, &in) < 0) {
+		set_status(r, CONV_FAILED, strerror(errno));
+		return;
+	}
+	if (S_ISLNK(in.st_mode)) {
+		set_status(r, CONV_SKIPPED, "symbolic link, not followed");
+		return;
+	}
+	if (S_ISDIR(in.st_mode)) {
+		set_status(r, CONV_FAILED, bt->b->recursive ?
+				  "cannot read this folder" :
+				  "is a directory (use -r to convert its tree)");
+		return;
+	}
+	if (!S_ISREG(in.st_mode)) {
+		set_status(r, CONV_SKIPPED, "not a regular file");
+		return;
+	}
+	uint32_t entry = 0;
+
+	if (!looks_like_aout(e->input, r, &entry))
+		return;
+	/* Programs start below 0x40000000; jump-table libraries above. */
+	if (entry >= 0x40000000u && is_shared_library(e->input)) {
+		set_status(r, CONV_SKIPPED,
+			   "an a.out shared library, not a program (use it with -L)");
+		return;
+	}
+	if (!o.force && stat(e->output, &out) == 0 &&
+	    !newer(&in.st_mtim, &out.st_mtim)) {
+		set_status(r, CONV_UP_TO_DATE, "");
+		return;
+	}
+	if (make_parents(e->output) < 0) {
+		set_status(r, CONV_FAILED, strerror(errno));
+		r->reason_is_output = 1;
+		return;
+	}
+	char format[sizeof r->format];
+
+	memcpy(format, r->format, sizeof format);
+	o.force = 1; /* the output is older than its input: replace it */
+	if (conv_file(e->input, e->output, &o, r) && !r->format[0])
+		memcpy(r->format, format, sizeof format);
+}
+
+/* The shared slot is written once, whole, so a worker that dies leaves
+ * the "did not finish" it was given. */
+static void convert_entry(const struct batch *bt, size_t i)
+{
+	struct conv_result r;
+
+	convert_into(bt, i, &r);
+	bt->results[i] = r;
+}
+
+static void progress(struct batch *bt, int final)
+{
+	if (!bt->progress)
+		return;
+	fprintf(stderr, "\r\033[K");
+	if (!final)
+		fprintf(stderr, "aout2elf: %zu/%zu done, %zu failed, %.1fs",
+			bt->done, bt->n, bt->failed, now() - bt->start);
+	fflush(stderr);
+}
+
+/* Step 3, for one finished entry. */
+static void finished(struct batch *bt, size_t i)
+{
+	const struct batch_entry *e = &bt->e[i];
+	const struct conv_result *r = &bt->results[i];
+
+	bt->done++;
+	bt->counts[r->status]++;
+	if (r->status == CONV_FAILED || r->warning[0] ||
+	    (bt->b->verbose && r->status == CONV_CONVERTED)) {
+		progress(bt, 1);
+		if (r->status == CONV_FAILED) {
+			bt->failed++;
+			fprintf(stderr, "aout2elf: %s: %s\n",
+				r->reason_is_output ? e->output : e->input,
+				r->reason);
+		}
+		if (r->warning[0])
+			fprintf(stderr, "aout2elf: warning: %s", r->warning);
+		if (bt->b->verbose && r->status == CONV_CONVERTED)
+			printf("'%s' -> '%s' (%s)\n", e->input, e->output, r->format);
+	}
+	progress(bt, 0);
+}
+
+static int run_workers(struct batch *bt)
+{
+	int jobs = bt->b->jobs < 1 ? 1 : bt->b->jobs, pipefd[2];
+	size_t *next;
+
+	if ((size_t)jobs > bt->n)
+		jobs = (int)(bt->n ? bt->n : 1);
+	if (jobs == 1) {
+		for (size_t i = 0; i < bt->n; i++) {
+			convert_entry(bt, i);
+			finished(bt, i);
+		}
+		return 0;
+	}
+	next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (next == MAP_FAILED || pipe(pipefd) < 0)
+		return -1;
+	*next = 0;
+	fflush(NULL);
+	pid_t pids[jobs];
+	for (int w = 0; w < jobs; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0)
+			return -1;
+		if (pids[w] == 0) {
+			close(pipefd[0]);
+			for (;;) {
+				size_t i = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+				uint32_t idx = (uint32_t)i;
+
+				if (i >= bt->n)
+					_exit(0);
+				convert_entry(bt, i);
+				if (write(pipefd[1], &idx, sizeof idx) != sizeof idx)
+					_exit(1);
+			}
+		}
+	}
+	close(pipefd[1]);
+	for (;;) {
+		struct pollfd p = { pipefd[0], POLLIN, 0 };
+		uint32_t idx;
+
+		if (poll(&p, 1, 200) == 0) {
+			progress(bt, 0);
+			continue;
+		}
+		ssize_t got = read(pipefd[0], &idx, sizeof idx);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != sizeof idx)
+			break;
+		finished(bt, idx);
+	}
+	close(pipefd[0]);
+	int rc = 0;
+	for (int w = 0; w < jobs; w++) {
+		int status;
+
+		if (waitpid(pids[w], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			rc = -1;
+	}
+	munmap(next, sizeof *next);
+	return rc;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			putc(c, f);
+	}
+	putc('"', f);
+}
+
+int batch_write_report(FILE *f, const struct batch_entry *e, size_t n)
+{
+	fprintf(f, "[");
+	for (size_t i = 0; i < n; i++) {
+		const struct conv_result *r = &e[i].r;
+
+		fprintf(f, "%s\n  {\"input\": ", i ? "," : "");
+		json_string(f, e[i].input);
+		fprintf(f, ", \"output\": ");
+		json_string(f, e[i].output);
+		fprintf(f, ", \"status\": \"%s\", \"format\": ",
+			conv_status_name(r->status));
+		if (r->format[0])
+			json_string(f, r->format);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", \"dynamic\": %s, \"libraries\": [",
+			r->dynamic < 0 ? "null" : r->dynamic ? "true" : "false");
+		char libs[sizeof r->libraries];
+		memcpy(libs, r->libraries, sizeof libs);
+		char *save = NULL;
+		int first = 1;
+		for (char *l = strtok_r(libs, " ", &save); l;
+		     l = strtok_r(NULL, " ", &save), first = 0) {
+			fprintf(f, "%s", first ? "" : ", ");
+			json_string(f, l);
+		}
+		fprintf(f, "], \"reason\": ");
+		if (r->reason[0])
+			json_string(f, r->reason);
+		else
+			fprintf(f, "null");
+		fprintf(f, "}");
+	}
+	fprintf(f, "%s]\n", n ? "\n" : "");
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_report(const char *path, const struct batch *bt)
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "aout2elf: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = batch_write_report(f, bt->e, bt->n);
+	if (fclose(f) || rc) {
+		fprintf(stderr, "aout2elf: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b,
+	      const struct conv_options *o)
+{
+	struct batch bt = { .b = b, .o = o, .start = now() };
+	int rc = 0;
+
+	bt.progress = !b->quiet && isatty(2);
+	if (mkdir(b->outdir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "aout2elf: %s: %s\n", b->outdir, strerror(errno));
+		return 1;
+	}
+	if (collect(&bt, inputs, ninputs)) {
+		fprintf(stderr, "aout2elf: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	bt.results = mmap(NULL, (bt.n ? bt.n : 1) * sizeof *bt.results,
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (bt.results == MAP_FAILED) {
+		fprintf(stderr, "aout2elf: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < bt.n; i++) {
+		bt.results[i].status = CONV_FAILED;
+		bt.results[i].dynamic = -1;
+		snprintf(bt.results[i].reason, sizeof bt.results[i].reason,
+			 "the conversion did not finish (worker process died)");
+	}
+	if (run_workers(&bt)) {
+		fprintf(stderr, "aout2elf: a worker process failed\n");
+		rc = 1;
+	}
+	progress(&bt, 1);
+	for (size_t i = 0; i < bt.n; i++)
+		bt.e[i].r = bt.results[i];
+	if (bt.done < bt.n)
+		rc = 1;
+	if (bt.counts[CONV_FAILED])
+		rc = 1;
+	if (b->report && write_report(b->report, &bt))
+		rc = 1;
+	if (!b->quiet)
+		fprintf(stderr, "aout2elf: %zu converted, %zu up-to-date, %zu skipped, "
+				"%zu failed, in %.1fs\n", bt.counts[CONV_CONVERTED],
+			bt.counts[CONV_UP_TO_DATE], bt.counts[CONV_SKIPPED],
+			bt.counts[CONV_FAILED], now() - bt.start);
+	munmap(bt.results, (bt.n ? bt.n : 1) * sizeof *bt.results);
+out:
+	for (size_t i = 0; i < bt.n; i++) {
+		free(bt.e[i].input);
+		free(bt.e[i].output);
+	}
+	free(bt.e);
+	return rc;
+}

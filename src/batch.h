@@ -1,0 +1,35 @@
+/*
+ * Batch mode: many inputs (folders walked with -r) converted into one
+ * output folder by parallel worker processes, with progress on a
+ * terminal, a one-line summary and an optional JSON report.
+ */
+#ifndef AOUT2ELF_BATCH_H
+#define AOUT2ELF_BATCH_H
+
+#include <stddef.h>
+
+#include "convert.h"
+
+struct batch_options {
+	const char *outdir;
+	int recursive;
+	int jobs;           /* worker processes, >= 1 */
+	const char *report; /* JSON report path, or NULL */
+	int quiet;          /* no progress, no summary, no warnings */
+	int verbose;        /* a line per converted file */
+};
+
+/* Exit status: 1 if any a.out could not be converted (or the report), else 0. */
+int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b,
+	      const struct conv_options *o);
+
+/* The JSON report for n results; exposed for the unit tests. */
+struct batch_entry {
+	char *input;
+	char *output;
+	struct conv_result r;
+};
+
+int batch_write_report(FILE *f, const struct batch_entry *e, size_t n);
+
+#endif

@@ -1,0 +1,132 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "elfwrite.h"
+#include "stub_image.h"
+
+void conv_job_free(struct conv_job *j)
+{
+	libs_free(&j->libs);
+	aout_free(&j->a);
+	input_free(&j->in);
+}
+
+/*
+ * Reads and plans one input with its libraries; missing libraries are
+ * fatal only when they would be embedded.
+ */
+int conv_load(const char *path, const struct conv_options *o, int missing_ok,
+	      struct conv_job *j, struct diag *d)
+{
+	memset(j, 0, sizeof *j);
+	if (input_read(path, &j->in, d))
+		return -1;
+	if (aout_parse(j->in.buf, j->in.size, &j->a, d) ||
+	    plan_build(&j->a, &o->plan, &j->p, d) ||
+	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
+			 o->nlibdirs, missing_ok, &j->libs, d) ||
+	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d)) {
+		conv_job_free(j);
+		return -1;
+	}
+	return 0;
+}
+
+const char *conv_status_name(enum conv_status s)
+{
+	static const char *const names[] = { "converted", "up-to-date",
+					     "skipped", "failed" };
+	return names[s];
+}
+
+static unsigned long mmap_min_addr(void)
+{
+	unsigned long v = 0;
+	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static void describe(const struct conv_job *j, struct conv_result *r)
+{
+	size_t used = 0;
+
+	snprintf(r->format, sizeof r->format, "%s", aout_magic_name(j->a.magic));
+	r->dynamic = j->p.dynamic;
+	for (size_t i = 0; i < j->libs.n; i++)
+		used += (size_t)snprintf(r->libraries + used,
+					 sizeof r->libraries - used, "%s%s",
+					 i ? " " : "", j->libs.libs[i].name);
+}
+
+static void warnings(const char *dst, const struct conv_job *j,
+		     const struct conv_options *o, struct conv_result *r)
+{
+	size_t used = 0;
+	unsigned long min = mmap_min_addr();
+
+	if (o->quiet)
+		return;
+	if (j->p.min_addr < min)
+		used += (size_t)snprintf(r->warning + used, sizeof r->warning - used,
+			"%s: needs address 0x%x, below vm.mmap_min_addr (%lu) here; "
+			"only root can run it unless 'sysctl -w vm.mmap_min_addr=%u'\n",
+			dst, j->p.min_addr, min, j->p.min_addr);
+	for (size_t i = 0; i < j->libs.n && used < sizeof r->warning; i++)
+		if (!j->libs.libs[i].path)
+			used += (size_t)snprintf(r->warning + used,
+				sizeof r->warning - used,
+				"%s: a.out library %s not found here; the program "
+				"looks for it when it runs\n", dst,
+				j->libs.libs[i].name);
+}
+
+int conv_file(const char *src, const char *dst, const struct conv_options *o,
+	      struct conv_result *r)
+{
+	struct conv_job j;
+	struct output out;
+	struct diag d;
+
+	memset(r, 0, sizeof *r);
+	r->dynamic = -1;
+	r->status = CONV_FAILED;
+	if (conv_load(src, o, o->plan.no_embed_libs, &j, &d)) {
+		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		return -1;
+	}
+	describe(&j, r);
+	if (output_open(dst, &j.in.st, o->force, &out, &d) ||
+	    elfw_write(out.fd, &j.a, &j.p, stub_image, stub_image_size, &d) ||
+	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
+		output_abort(&out);
+		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		r->reason_is_output = 1;
+		conv_job_free(&j);
+		return -1;
+	}
+	warnings(dst, &j, o, r);
+	r->status = CONV_CONVERTED;
+	conv_job_free(&j);
+	return 0;
+}
+
+int conv_to_fd(const char *src, int fd, const struct conv_options *o,
+	       struct diag *d)
+{
+	struct conv_job j;
+	int rc;
+
+	if (conv_load(src, o, o->plan.no_embed_libs, &j, d))
+		return -1;
+	rc = elfw_write(fd, &j.a, &j.p, stub_image, stub_image_size, d);
+	conv_job_free(&j);
+	return rc;
+}

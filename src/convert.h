@@ -1,0 +1,70 @@
+/*
+ * One conversion, from a file name to a file name (or a descriptor, for
+ * --exec), with everything the command line and the batch mode report
+ * about it.  Diagnostics are returned, not printed, so that parallel
+ * workers and the JSON report can use them.
+ */
+#ifndef AOUT2ELF_CONVERT_H
+#define AOUT2ELF_CONVERT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "aout.h"
+#include "diag.h"
+#include "libs.h"
+#include "output.h"
+#include "plan.h"
+
+#define CONV_MAX_LIBDIRS 32
+
+struct conv_options {
+	int force;
+	int quiet; /* no warnings */
+	struct plan_options plan;
+	const char *libdirs[CONV_MAX_LIBDIRS];
+	size_t nlibdirs;
+	mode_t umask_bits;
+};
+
+enum conv_status {
+	CONV_CONVERTED,
+	CONV_UP_TO_DATE,
+	CONV_SKIPPED,
+	CONV_FAILED,
+};
+
+/* Fixed size: batch workers hand it to the parent through shared memory. */
+struct conv_result {
+	enum conv_status status;
+	char format[8];   /* "QMAGIC"..., "" when unknown */
+	int dynamic;      /* -1 unknown */
+	char libraries[STUB_MAX_LIBS * STUB_LIB_NAME];
+	char reason[256]; /* why it failed or was skipped */
+	char warning[512];
+	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
+};
+
+/* A parsed and planned input, with its libraries. */
+struct conv_job {
+	struct input in;
+	struct aout a;
+	struct plan p;
+	struct libset libs;
+};
+
+int conv_load(const char *path, const struct conv_options *o, int missing_ok,
+	      struct conv_job *j, struct diag *d);
+void conv_job_free(struct conv_job *j);
+
+/* 0 converted, -1 failed; r is filled in either way. */
+int conv_file(const char *src, const char *dst, const struct conv_options *o,
+	      struct conv_result *r);
+
+/* Writes the converted program to fd (for --exec); -1 with *d on failure. */
+int conv_to_fd(const char *src, int fd, const struct conv_options *o,
+	       struct diag *d);
+
+const char *conv_status_name(enum conv_status s);
+
+#endif
