@@ -1,0 +1,93 @@
+#!/bin/bash
+# The command line: GNU conventions, batch mode with its report, --exec,
+# the make fragment, and the man page against --help.
+. "${srcdir:-.}/tests/lib.sh"
+
+td=${AOUT2ELF_TESTDATA:-./testdata}
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+hello=$td/hello.qmagic.aout
+
+# --- conventions ---
+run_capture "$tmp/help" "$AOUT2ELF" --help
+check "--help exits 0, on stdout, quiet on stderr" sh -c "test \$(cat '$tmp/help.rc') = 0 && grep -q '^Usage: ' '$tmp/help.out' && test ! -s '$tmp/help.err'"
+run_capture "$tmp/ver" "$AOUT2ELF" --version
+check "--version prints 'aout2elf VERSION'" grep -qE '^aout2elf [0-9]+\.[0-9]+' "$tmp/ver.out"
+for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec"; do
+	# shellcheck disable=SC2086
+	run_capture "$tmp/u" "$AOUT2ELF" $args
+	check "usage error '$args' exits 2 and points at --help" sh -c "test \$(cat '$tmp/u.rc') = 2 && grep -q -- '--help' '$tmp/u.err' && test ! -s '$tmp/u.out'"
+done
+run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
+check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
+run_capture "$tmp/v" "$AOUT2ELF" -v "$hello" "$tmp/verbose.elf"
+check "-v says what was converted, on stdout" grep -q "^'.*' -> '.*verbose.elf' (QMAGIC, static)$" "$tmp/v.out"
+
+# --- man page and --help name the same long options ---
+man_page=${srcdir:-.}/man/aout2elf.1
+help_opts=$(grep -o -- '--[a-z][a-z-]*' "$tmp/help.out" | sort -u)
+man_opts=$( { grep -o 'Fl -[a-z][a-z-]*' "$man_page" | sed 's/^Fl -/--/'; } | sort -u)
+check "every long option of --help is in the man page" test -z "$(comm -23 <(echo "$help_opts") <(echo "$man_opts"))"
+check "every long option of the man page is in --help" test -z "$(comm -13 <(echo "$help_opts") <(echo "$man_opts"))"
+
+# --- batch mode ---
+mkdir -p "$tmp/arch/bin" "$tmp/arch/lib"
+cp "$td/hello.qmagic.aout" "$tmp/arch/bin/hello"
+cp "$td/startup.qmagic.aout" "$tmp/arch/bin/startup"
+cp "$td/hello.omagic.aout" "$tmp/arch/hello-o"
+echo "not a program" > "$tmp/arch/README.txt"
+printf '\007\001\144\000short' > "$tmp/arch/bin/broken"
+ln -s ../../../etc/passwd "$tmp/arch/bin/outside"
+run_capture "$tmp/b1" "$AOUT2ELF" -q -r -j 2 -O "$tmp/out" --report "$tmp/r1.json" "$tmp/arch"
+check "batch with a broken a.out exits 1" test "$(cat "$tmp/b1.rc")" = 1
+check "batch reports the broken file in one line" test "$(grep -c "broken: truncated a.out header" "$tmp/b1.err")" = 1
+check "batch -q prints nothing else" test "$(wc -l < "$tmp/b1.err")" = 1
+check "the tree is mirrored under -O" test -x "$tmp/out/bin/hello" -a -x "$tmp/out/hello-o" -a -x "$tmp/out/bin/startup"
+check "non-a.out files are not copied" test ! -e "$tmp/out/README.txt"
+check "symlinks are not followed" test ! -e "$tmp/out/bin/outside"
+check "a converted file runs" test "$("$tmp/out/bin/hello")" = "hello from a.out"
+check "report: converted entry" grep -qF "{\"input\": \"$tmp/arch/bin/hello\", \"output\": \"$tmp/out/bin/hello\", \"status\": \"converted\", \"format\": \"QMAGIC\", \"dynamic\": false, \"libraries\": [], \"reason\": null}" "$tmp/r1.json"
+check "report: skipped text file" grep -qF "\"input\": \"$tmp/arch/README.txt\", \"output\": \"$tmp/out/README.txt\", \"status\": \"skipped\", \"format\": null, \"dynamic\": null, \"libraries\": [], \"reason\": \"not an a.out executable\"}" "$tmp/r1.json"
+check "report: skipped symlink" grep -qF "\"status\": \"skipped\", \"format\": null, \"dynamic\": null, \"libraries\": [], \"reason\": \"symbolic link, not followed\"}" "$tmp/r1.json"
+check "report: failed entry with its reason" grep -qF "\"status\": \"failed\", \"format\": \"OMAGIC\", \"dynamic\": null, \"libraries\": [], \"reason\": \"truncated a.out header (9 of 32 bytes)\"}" "$tmp/r1.json"
+check "report: one object per file" test "$(grep -c '"input"' "$tmp/r1.json")" = 6
+check "report: a JSON array" sh -c "head -1 '$tmp/r1.json' | grep -qx '\[' && tail -1 '$tmp/r1.json' | grep -qx '\]'"
+rm "$tmp/arch/bin/broken"
+run_capture "$tmp/b2" "$AOUT2ELF" -r -O "$tmp/out" --report "$tmp/r2.json" "$tmp/arch"
+check "a rerun over converted files exits 0" test "$(cat "$tmp/b2.rc")" = 0
+check "a rerun finds them up-to-date" test "$(grep -c '"status": "up-to-date"' "$tmp/r2.json")" = 3
+check "the summary line counts them" grep -qE '^aout2elf: 0 converted, 3 up-to-date, 2 skipped, 0 failed, in [0-9.]+s$' "$tmp/b2.err"
+touch "$tmp/arch/bin/hello"
+run_capture "$tmp/b3" "$AOUT2ELF" -q -r -O "$tmp/out" --report "$tmp/r3.json" "$tmp/arch"
+check "a newer input is converted again" test "$(grep -c '"status": "converted"' "$tmp/r3.json")" = 1
+run_capture "$tmp/b4" "$AOUT2ELF" -q -f -r -j 1 -O "$tmp/out" --report "$tmp/r4.json" "$tmp/arch"
+check "-f converts everything again" test "$(grep -c '"status": "converted"' "$tmp/r4.json")" = 3
+run_capture "$tmp/b5" "$AOUT2ELF" -O "$tmp/out5" "$tmp/arch"
+check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$tmp/b5.rc') = 1 && grep -q 'is a directory (use -r' '$tmp/b5.err'"
+
+# --- --exec ---
+run_capture "$tmp/e1" "$AOUT2ELF" --exec "$td/hello.qmagic.aout" "second line"
+check "--exec runs the program with its arguments" test "$(cat "$tmp/e1.out")" = "hello from a.out
+second line"
+check "--exec writes no file" test -z "$(find "$tmp" -newer "$tmp/e1.out" -type f ! -name 'e1.*')"
+run_capture "$tmp/e2" "$AOUT2ELF" --exec "$td/sigsegv.qmagic.aout"
+check "--exec passes the exit status through" test "$(cat "$tmp/e2.rc")" = 42
+run_capture "$tmp/e3" "$AOUT2ELF" --exec "$tmp/arch/README.txt"
+check "--exec of a non-a.out fails with one line, exit 1" sh -c "test \$(cat '$tmp/e3.rc') = 1 && test \$(wc -l < '$tmp/e3.err') = 1"
+run_capture "$tmp/e4" "$AOUT2ELF" --exec "$td/startup.qmagic.aout" args "b b" ""
+check "--exec gives the program an a.out start-up" sh -c "grep -q '^startup: ok' '$tmp/e4.out' || AOUT_TEST=yes '$AOUT2ELF' --exec '$td/startup.qmagic.aout' args 'b b' '' | grep -q '^startup: ok'"
+
+# --- the make fragment ---
+mkdir -p "$tmp/sdk"
+cp "$td/hello.qmagic.aout" "$tmp/sdk/hello-a.out"
+cat > "$tmp/sdk/Makefile" <<MK
+include $(cd "${srcdir:-.}" && pwd)/data/aout2elf.mk
+AOUT2ELF_PROGRAMS = hello
+all: aout2elf-all
+MK
+check "the make fragment converts NAME-a.out into NAME.elf" make -s -C "$tmp/sdk" AOUT2ELF="$AOUT2ELF"
+check "NAME.elf runs" test "$("$tmp/sdk/hello.elf")" = "hello from a.out"
+check "the fragment does not redo an up-to-date program" sh -c "make -q -C '$tmp/sdk' AOUT2ELF='$AOUT2ELF' hello.elf"
+
+finish
