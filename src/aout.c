@@ -102,9 +102,14 @@ static int parse_header(const uint8_t *buf, size_t size, struct aout *a,
 	if (size < AOUT_HEADER_SIZE)
 		return diag_set(d, "truncated a.out header (%zu of 32 bytes)", size);
 
-	uint32_t *f = &a->h.info;
-	for (unsigned i = 0; i < 8; i++)
-		f[i] = le32(buf + 4 * i);
+	a->h.info = le32(buf);
+	a->h.text = le32(buf + 4);
+	a->h.data = le32(buf + 8);
+	a->h.bss = le32(buf + 12);
+	a->h.syms = le32(buf + 16);
+	a->h.entry = le32(buf + 20);
+	a->h.trsize = le32(buf + 24);
+	a->h.drsize = le32(buf + 28);
 	a->magic = a->h.info & 0xffff;
 	a->machine = (a->h.info >> 16) & 0xff;
 	a->flags = a->h.info >> 24;

@@ -57,7 +57,8 @@ static char *join(const char *a, const char *b)
 		return NULL;
 	memcpy(s, a, la);
 	s[la] = '/';
-	memcpy(s + la + 1, b, lb + 1);
+	memcpy(s + la + 1, b, lb);
+	s[la + 1 + lb] = 0;
 	return s;
 }
 

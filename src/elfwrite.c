@@ -9,6 +9,7 @@
  *   page    a.out region 2 (data)                              -> staging
  *   ...     .symtab .strtab .stab .stabstr .shstrtab, section headers
  */
+#include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -28,15 +29,23 @@ static uint32_t rd32(const unsigned char *p)
 static int check_stub(const unsigned char *stub, size_t size,
 		      struct stub_header *h, struct diag *d)
 {
-	if (size < sizeof *h)
-		return diag_set(d, "internal error: runtime stub too small");
-	for (unsigned i = 0; i < 6; i++)
-		((uint32_t *)h)[i] = rd32(stub + 4 * i);
+	if (size < sizeof *h) {
+		diag_set(d, "internal error: runtime stub too small");
+		return -1;
+	}
+	h->magic = rd32(stub + offsetof(struct stub_header, magic));
+	h->version = rd32(stub + offsetof(struct stub_header, version));
+	h->entry_off = rd32(stub + offsetof(struct stub_header, entry_off));
+	h->plan_off = rd32(stub + offsetof(struct stub_header, plan_off));
+	h->filesz = rd32(stub + offsetof(struct stub_header, filesz));
+	h->memsz = rd32(stub + offsetof(struct stub_header, memsz));
 	/* memsz is bounded so that the plan after it cannot wrap around. */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
 	    h->filesz != size || h->memsz < h->filesz ||
-	    h->memsz > STUB_MAX_MEMSZ || h->entry_off >= h->filesz)
-		return diag_set(d, "internal error: runtime stub is damaged");
+	    h->memsz > STUB_MAX_MEMSZ || h->entry_off >= h->filesz) {
+		diag_set(d, "internal error: runtime stub is damaged");
+		return -1;
+	}
 	return 0;
 }
 
@@ -534,8 +543,13 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	eh->e_shstrndx = (Elf32_Half)shstrndx;
 	eh->e_shoff = (w.next_off + 3) & ~3u;
 
+	errno = 0;
 	if (elf_update(w.e, ELF_C_WRITE) < 0) {
-		elf_failed(d, "writing");
+		/* libelf says only "cannot write"; the system says why */
+		if (errno)
+			diag_set(d, "write error: %s", strerror(errno));
+		else
+			elf_failed(d, "writing");
 		goto out;
 	}
 	rc = 0;

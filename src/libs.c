@@ -75,7 +75,7 @@ size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 		need.jump_table = jump;
 		need.version = vers;
 		size_t i;
-		for (i = 0; i < n && strcmp(out[i].name, need.name); i++)
+		for (i = 0; i < n && strcmp(out[i].name, need.name) != 0; i++)
 			;
 		if (i == n)
 			out[n++] = need;
@@ -264,7 +264,7 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 		snprintf(by, sizeof by, "%s", l->name);
 		n = libs_scan(&l->a, needs, LIBS_MAX_NEEDS);
 		for (size_t j = 0; j < n; j++)
-			if (strcmp(needs[j].name, by) &&
+			if (strcmp(needs[j].name, by) != 0 &&
 			    add_lib(set, &needs[j], by, dirs, ndirs, missing_ok, d))
 				goto fail;
 	}

@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	int nopts = argc, mode_exec = 0;
 
 	/* Everything after "--exec FILE" belongs to the program. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--exec")) {
 			nopts = i + 1;
 			mode_exec = 1;

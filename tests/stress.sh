@@ -1,0 +1,60 @@
+#!/bin/bash
+# Converted programs under stress, as under the a.out loader: an empty
+# argv, 10000 arguments, 1 MiB of environment, a 256 KiB stack limit, and
+# under gdb and strace.
+. "${srcdir:-.}/tests/lib.sh"
+
+td=${AOUT2ELF_TESTDATA:-./testdata}
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$(cat /proc/sys/vm/mmap_min_addr)" -gt 4096 ]; then
+	skip "QMAGIC programs need vm.mmap_min_addr <= 4096"
+	finish
+fi
+"$AOUT2ELF" "$td/startup.qmagic.aout" "$tmp/startup" || exit 1
+"$AOUT2ELF" --direct "$td/startup.qmagic.aout" "$tmp/startup-direct" || exit 1
+
+run_capture "$tmp/argv0" ./tests/execv0 "$tmp/startup"
+check "empty argv: start-up state as the a.out loader made it" grep -qx 'startup: ok' "$tmp/argv0.out"
+
+mapfile -t many < <(seq 1 10000)
+run_capture "$tmp/many" "$tmp/startup" "${many[@]}"
+check "10000 arguments" grep -qx 'startup: ok' "$tmp/many.out"
+
+chunk=$(head -c 65536 /dev/zero | tr '\0' x)
+big=()
+for i in $(seq 1 16); do big+=("BIG$i=$chunk"); done
+run_capture "$tmp/env" env "${big[@]}" "$tmp/startup"
+check "1 MiB of environment" grep -qx 'startup: ok' "$tmp/env.out"
+
+run_capture "$tmp/stack" bash -c "ulimit -s 256 && exec '$tmp/startup' a b c"
+check "a 256 KiB stack limit" grep -qx 'startup: ok' "$tmp/stack.out"
+
+if command -v strace >/dev/null 2>&1; then
+	run_capture "$tmp/strace" strace -f -o "$tmp/strace.log" "$tmp/startup"
+	check "under strace: runs unchanged" grep -qx 'startup: ok' "$tmp/strace.out"
+	check "under strace: the stub's mremap is visible" grep -q 'mremap(0x80000000' "$tmp/strace.log"
+else
+	skip "strace not installed"
+fi
+
+if command -v gdb >/dev/null 2>&1; then
+	gdb -nx -batch -ex 'break fixture_main' -ex run -ex 'info symbol $pc' \
+		-ex kill "$tmp/startup-direct" >"$tmp/gdb1.out" 2>&1 </dev/null
+	check "gdb (--direct): a breakpoint set before run stops on the a.out symbol" \
+		grep -qE '^fixture_main( \+ [0-9]+)? in section \.text' "$tmp/gdb1.out"
+	gdb -nx -batch -ex starti -ex 'hbreak fixture_main' -ex continue \
+		-ex 'info symbol $pc' -ex kill "$tmp/startup" >"$tmp/gdb2.out" 2>&1 </dev/null
+	if grep -q 'No hardware breakpoint support' "$tmp/gdb2.out"; then
+		skip "gdb: no hardware breakpoints on this machine"
+	else
+		check "gdb: starti, then hbreak on an a.out symbol stops there" \
+			grep -qE '^fixture_main( \+ [0-9]+)? in section \.text' "$tmp/gdb2.out"
+	fi
+else
+	skip "gdb not installed"
+fi
+
+finish
