@@ -642,6 +642,10 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	for (uint32_t i = 0; i < envc; i++)
 		env_end += str_len(envp[i]) + 1;
 
+	/* Read before build_aout_frame moves the pointer arrays over these. */
+	for (uint32_t i = 0; i < envc; i++)
+		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
+			env_libpath = envp[i] + 18;
 	if (argc && argv[0][0])
 		prog_name = argv[0];
 	else if (execfn)
@@ -670,9 +674,6 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	}
 	if (nrules)
 		install_traps(rules, nrules);
-	for (uint32_t i = 0; i < envc; i++)
-		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
-			env_libpath = envp[i] + 18;
 	stub_jump_target = plan->entry;
 	return sp;
 }
