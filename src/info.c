@@ -124,3 +124,36 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	map_line(out, STUB_BASE, STUB_BASE + STUB_PAGE,
 		 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, "aout2elf runtime stub");
 }
+
+void info_print_library(FILE *out, const char *name, const struct aout *a)
+{
+	const struct aout_header *h = &a->h;
+	struct lib_need needs[LIBS_MAX_NEEDS];
+	size_t n = libs_scan(a, needs, LIBS_MAX_NEEDS);
+	uint64_t len = ((uint64_t)h->text + h->data + STUB_PAGE - 1) & ~(uint64_t)(STUB_PAGE - 1);
+	uint64_t end = aout_lib_start(a) +
+		       (((uint64_t)h->text + h->data + h->bss + STUB_PAGE - 1) &
+			~(uint64_t)(STUB_PAGE - 1));
+
+	fprintf(out, "%s:\n", name);
+	fprintf(out, "  Format:           %s (0%o), a.out shared library (uselib)\n",
+		aout_magic_name(a->magic), a->magic);
+	fprintf(out, "  Machine:          %s (%u)\n",
+		a->machine == AOUT_M_386 ? "i386" : "unspecified", a->machine);
+	fprintf(out, "  Text:             %u bytes, file offset %u\n", h->text,
+		a->text_off);
+	fprintf(out, "  Data:             %u bytes\n", h->data);
+	fprintf(out, "  Bss:              %u bytes\n", h->bss);
+	fprintf(out, "  Loads at:         0x%08x-0x%08llx (text and data rwx, "
+		     "bss from 0x%08llx)\n", aout_lib_start(a),
+		(unsigned long long)end,
+		(unsigned long long)(aout_lib_start(a) + len));
+	if (!n)
+		fprintf(out, "  Needs:            no other library\n");
+	for (size_t i = 0; i < n; i++) {
+		char v[32];
+
+		libs_version_str(needs[i].version, v, sizeof v);
+		fprintf(out, "  Needs:            %s (%s or later)\n", needs[i].name, v);
+	}
+}

@@ -11,4 +11,7 @@
 void info_print(FILE *out, const char *name, const struct aout *a,
 		const struct plan *p, const struct libset *libs);
 
+/* For a file parsed as AOUT_SHLIB: where uselib() maps it, what it needs. */
+void info_print_library(FILE *out, const char *name, const struct aout *a);
+
 #endif

@@ -183,8 +183,16 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 			l->len = (uint32_t)PAGE_UP(h->text + h->data);
 			l->bss_len = (uint32_t)(PAGE_UP((uint64_t)h->text + h->data +
 							h->bss) - l->len);
-			if (need->version)
+			if (need->version) {
 				l->version = word_at(&l->a, need->jump_table, &ok);
+				if (!ok)
+					return diag_set(d, "%s: the jump table 0x%08x "
+							   "that %s uses is not in this "
+							   "library (0x%08x-0x%08x)",
+							l->path, need->jump_table,
+							needed_by, l->start,
+							l->start + l->len);
+			}
 		}
 	}
 	if (l->path && need->version) {

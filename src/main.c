@@ -92,12 +92,35 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	return 0;
 }
 
+/* --info on an a.out shared library: -1 when it is none. */
+static int info_library(const char *path)
+{
+	struct input in;
+	struct aout a;
+	struct diag d;
+	int rc = -1;
+
+	if (input_read(path, &in, &d))
+		return -1;
+	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
+		if (aout_lib_start(&a) >= 0x40000000u) {
+			info_print_library(stdout, path, &a);
+			rc = 0;
+		}
+		aout_free(&a);
+	}
+	input_free(&in);
+	return rc;
+}
+
 static int info(const char *path, const struct conv_options *o)
 {
 	struct conv_job j;
 	struct diag d;
 
 	if (conv_load(path, o, 1, &j, &d)) {
+		if (info_library(path) == 0)
+			return 0;
 		fprintf(stderr, "%s: %s: %s\n", progname, path, d.msg);
 		return EXIT_FAIL;
 	}

@@ -8,16 +8,24 @@
 # Sources are read from $(srcdir)/testdata, everything is written to
 # testdata/ of the build directory, so VPATH builds and distcheck work.
 #
-# Each fixture NAME (hello startup sigsegv forkexec) is linked for each
+# Each fixture NAME (hello startup sigsegv forkexec dyn) is linked for each
 # a.out kind M (omagic nmagic zmagic qmagic) at the a.out addresses, with
 # $(srcdir)/testdata/aout-M.ld, into testdata/NAME.M.elf; testdata/mkaout
 # turns that into testdata/NAME.M.aout (with a symbol table), and
 # hello.M.elf also into testdata/hello.M.stripped.aout (without one).
+# dynclash and dynmissing (variants of dyn) are built for QMAGIC only.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
 # and x86-64) for forkexec to run.
 #
-# The rules are written out one by one: automake -Wall refuses GNU make's
-# %-pattern rules.
+# The a.out shared libraries for dyn (see testdata/tiny.h) are linked at
+# their fixed addresses with $(srcdir)/testdata/aout-lib.ld and written by
+# "mkaout -l": testdata/libtiny.so.1 (QMAGIC, 1.2.3), the same as ZMAGIC in
+# testdata/zmagic/libtiny.so.1, testdata/old/libtiny.so.1 (1.1.0: older
+# than dyn needs), testdata/major2/libtiny.so.1 (2.0.0) and
+# testdata/libclash.so.1 (1.0.0, at an address overlapping libtiny.so.1).
+#
+# These are GNU make pattern rules (configure.ac gives automake
+# -Wno-portability for them).
 
 check_PROGRAMS += testdata/mkaout
 testdata_mkaout_SOURCES = testdata/mkaout.c
@@ -33,28 +41,40 @@ FIXTURE_LINKFLAGS = -nostdlib -static -no-pie -Wl,--build-id=none \
 FIXTURE_DEPS = $(srcdir)/testdata/fixture.h $(srcdir)/testdata/fixture_start.S
 FIXTURE_MKAOUT = testdata/mkaout$(EXEEXT)
 
+FIXTURE_MAGICS = omagic nmagic zmagic qmagic
+FIXTURE_NAMES = hello startup sigsegv forkexec dyn
+# -DFIXTURE_MAGIC= for each kind
+FIXTURE_MAGIC_omagic = 0407
+FIXTURE_MAGIC_nmagic = 0410
+FIXTURE_MAGIC_zmagic = 0413
+FIXTURE_MAGIC_qmagic = 0314
+# the kind M of testdata/NAME.M.elf (or .aout)
+fixture_kind = $(patsubst .%,%,$(suffix $(basename $(1))))
+
 FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/hello.c testdata/startup.c testdata/sigsegv.c \
 	testdata/forkexec.c testdata/child32.c \
+	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c \
+	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
-	testdata/aout-zmagic.ld testdata/aout-qmagic.ld
+	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
 
 FIXTURE_ELFS = \
-	testdata/hello.omagic.elf testdata/startup.omagic.elf testdata/sigsegv.omagic.elf testdata/forkexec.omagic.elf \
-	testdata/hello.nmagic.elf testdata/startup.nmagic.elf testdata/sigsegv.nmagic.elf testdata/forkexec.nmagic.elf \
-	testdata/hello.zmagic.elf testdata/startup.zmagic.elf testdata/sigsegv.zmagic.elf testdata/forkexec.zmagic.elf \
-	testdata/hello.qmagic.elf testdata/startup.qmagic.elf testdata/sigsegv.qmagic.elf testdata/forkexec.qmagic.elf
-FIXTURE_AOUTS = \
-	testdata/hello.omagic.aout testdata/startup.omagic.aout testdata/sigsegv.omagic.aout testdata/forkexec.omagic.aout testdata/hello.omagic.stripped.aout \
-	testdata/hello.nmagic.aout testdata/startup.nmagic.aout testdata/sigsegv.nmagic.aout testdata/forkexec.nmagic.aout testdata/hello.nmagic.stripped.aout \
-	testdata/hello.zmagic.aout testdata/startup.zmagic.aout testdata/sigsegv.zmagic.aout testdata/forkexec.zmagic.aout testdata/hello.zmagic.stripped.aout \
-	testdata/hello.qmagic.aout testdata/startup.qmagic.aout testdata/sigsegv.qmagic.aout testdata/forkexec.qmagic.aout testdata/hello.qmagic.stripped.aout
+	$(foreach m,$(FIXTURE_MAGICS),$(FIXTURE_NAMES:%=testdata/%.$(m).elf)) \
+	testdata/dynclash.qmagic.elf testdata/dynmissing.qmagic.elf
+FIXTURE_AOUTS = $(FIXTURE_ELFS:.elf=.aout) \
+	$(FIXTURE_MAGICS:%=testdata/hello.%.stripped.aout)
+FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
+	testdata/old/libtiny.so.1.elf testdata/major2/libtiny.so.1.elf
+FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1
 FIXTURE_CHILDREN = testdata/child32 testdata/child64
-FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_CHILDREN)
+FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
+	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
 
 check_DATA = $(FIXTURES)
 CLEANFILES += $(FIXTURES)
-EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh
+EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
+	tests/e2e-dynamic.sh
 
 testdata/child32: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
@@ -64,166 +84,55 @@ testdata/child64: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
 	$(CC) -O2 -Wall -Wextra -o $@ $(srcdir)/testdata/child32.c
 
-# ---- OMAGIC (-DFIXTURE_MAGIC=0407) ----
+# ---- the programs: testdata/NAME.M.elf, then .aout ----
 
-testdata/hello.omagic.elf: $(srcdir)/testdata/hello.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-omagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0407 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-omagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/hello.c
+FIXTURE_CCLD = $(AM_V_CCLD)$(MKDIR_P) testdata && \
+	$(CC) $(FIXTURE_CFLAGS) \
+		-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) \
+		$(FIXTURE_LINKFLAGS) \
+		-Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld -o $@ \
+		$(srcdir)/testdata/fixture_start.S $<
 
-testdata/hello.omagic.aout: testdata/hello.omagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m omagic -s testdata/hello.omagic.elf $@
+testdata/%.omagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-omagic.ld
+	$(FIXTURE_CCLD)
+testdata/%.nmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-nmagic.ld
+	$(FIXTURE_CCLD)
+testdata/%.zmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-zmagic.ld
+	$(FIXTURE_CCLD)
+testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-qmagic.ld
+	$(FIXTURE_CCLD)
 
-testdata/startup.omagic.elf: $(srcdir)/testdata/startup.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-omagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0407 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-omagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
+# what dyn and its variants include besides fixture.h
+$(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
 
-testdata/startup.omagic.aout: testdata/startup.omagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m omagic -s testdata/startup.omagic.elf $@
+testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
+	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@
 
-testdata/sigsegv.omagic.elf: $(srcdir)/testdata/sigsegv.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-omagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0407 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-omagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/sigsegv.c
+testdata/%.stripped.aout: testdata/%.elf $(FIXTURE_MKAOUT)
+	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) $< $@
 
-testdata/sigsegv.omagic.aout: testdata/sigsegv.omagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m omagic -s testdata/sigsegv.omagic.elf $@
+# ---- the a.out shared libraries: testdata/[DIR/]NAME.so.1 ----
 
-testdata/forkexec.omagic.elf: $(srcdir)/testdata/forkexec.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-omagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0407 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-omagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/forkexec.c
+FIXTURE_LIB_DEPS = $(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.c \
+	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/aout-lib.ld
+# $(call FIXTURE_LIB_CCLD,LIB_BASE,VERSION): names from tiny.h
+FIXTURE_LIB_CCLD = $(AM_V_CCLD)$(MKDIR_P) $(@D) && \
+	$(CC) $(FIXTURE_CFLAGS) -DTINY_LIB_BASE=$(1) -DTINY_VERSION=$(2) \
+		$(FIXTURE_LINKFLAGS) -Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
+		$(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.c
 
-testdata/forkexec.omagic.aout: testdata/forkexec.omagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m omagic -s testdata/forkexec.omagic.elf $@
+testdata/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_2_3)
+testdata/libclash.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,CLASH_BASE,TINY_VERSION_1_0_0)
+testdata/old/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_1_0)
+testdata/major2/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_2_0_0)
 
-testdata/hello.omagic.stripped.aout: testdata/hello.omagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m omagic testdata/hello.omagic.elf $@
+testdata/%.so.1: testdata/%.so.1.elf $(FIXTURE_MKAOUT)
+	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -l -s $< $@
 
-# ---- NMAGIC (-DFIXTURE_MAGIC=0410) ----
-
-testdata/hello.nmagic.elf: $(srcdir)/testdata/hello.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-nmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0410 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-nmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/hello.c
-
-testdata/hello.nmagic.aout: testdata/hello.nmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m nmagic -s testdata/hello.nmagic.elf $@
-
-testdata/startup.nmagic.elf: $(srcdir)/testdata/startup.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-nmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0410 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-nmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
-
-testdata/startup.nmagic.aout: testdata/startup.nmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m nmagic -s testdata/startup.nmagic.elf $@
-
-testdata/sigsegv.nmagic.elf: $(srcdir)/testdata/sigsegv.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-nmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0410 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-nmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/sigsegv.c
-
-testdata/sigsegv.nmagic.aout: testdata/sigsegv.nmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m nmagic -s testdata/sigsegv.nmagic.elf $@
-
-testdata/forkexec.nmagic.elf: $(srcdir)/testdata/forkexec.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-nmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0410 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-nmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/forkexec.c
-
-testdata/forkexec.nmagic.aout: testdata/forkexec.nmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m nmagic -s testdata/forkexec.nmagic.elf $@
-
-testdata/hello.nmagic.stripped.aout: testdata/hello.nmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m nmagic testdata/hello.nmagic.elf $@
-
-# ---- ZMAGIC (-DFIXTURE_MAGIC=0413) ----
-
-testdata/hello.zmagic.elf: $(srcdir)/testdata/hello.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-zmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0413 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-zmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/hello.c
-
-testdata/hello.zmagic.aout: testdata/hello.zmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m zmagic -s testdata/hello.zmagic.elf $@
-
-testdata/startup.zmagic.elf: $(srcdir)/testdata/startup.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-zmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0413 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-zmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
-
-testdata/startup.zmagic.aout: testdata/startup.zmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m zmagic -s testdata/startup.zmagic.elf $@
-
-testdata/sigsegv.zmagic.elf: $(srcdir)/testdata/sigsegv.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-zmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0413 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-zmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/sigsegv.c
-
-testdata/sigsegv.zmagic.aout: testdata/sigsegv.zmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m zmagic -s testdata/sigsegv.zmagic.elf $@
-
-testdata/forkexec.zmagic.elf: $(srcdir)/testdata/forkexec.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-zmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0413 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-zmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/forkexec.c
-
-testdata/forkexec.zmagic.aout: testdata/forkexec.zmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m zmagic -s testdata/forkexec.zmagic.elf $@
-
-testdata/hello.zmagic.stripped.aout: testdata/hello.zmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m zmagic testdata/hello.zmagic.elf $@
-
-# ---- QMAGIC (-DFIXTURE_MAGIC=0314) ----
-
-testdata/hello.qmagic.elf: $(srcdir)/testdata/hello.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-qmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0314 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-qmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/hello.c
-
-testdata/hello.qmagic.aout: testdata/hello.qmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -s testdata/hello.qmagic.elf $@
-
-testdata/startup.qmagic.elf: $(srcdir)/testdata/startup.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-qmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0314 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-qmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
-
-testdata/startup.qmagic.aout: testdata/startup.qmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -s testdata/startup.qmagic.elf $@
-
-testdata/sigsegv.qmagic.elf: $(srcdir)/testdata/sigsegv.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-qmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0314 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-qmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/sigsegv.c
-
-testdata/sigsegv.qmagic.aout: testdata/sigsegv.qmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -s testdata/sigsegv.qmagic.elf $@
-
-testdata/forkexec.qmagic.elf: $(srcdir)/testdata/forkexec.c $(FIXTURE_DEPS) $(srcdir)/testdata/aout-qmagic.ld
-	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) -DFIXTURE_MAGIC=0314 $(FIXTURE_LINKFLAGS) \
-		-Wl,-T,$(srcdir)/testdata/aout-qmagic.ld -o $@ \
-		$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/forkexec.c
-
-testdata/forkexec.qmagic.aout: testdata/forkexec.qmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -s testdata/forkexec.qmagic.elf $@
-
-testdata/hello.qmagic.stripped.aout: testdata/hello.qmagic.elf $(FIXTURE_MKAOUT)
-	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic testdata/hello.qmagic.elf $@
+testdata/zmagic/libtiny.so.1: testdata/libtiny.so.1.elf $(FIXTURE_MKAOUT)
+	$(AM_V_GEN)$(MKDIR_P) testdata/zmagic && \
+	./$(FIXTURE_MKAOUT) -m zmagic -l -s testdata/libtiny.so.1.elf $@

@@ -4,9 +4,20 @@
  * executable, for the end-to-end tests of aout2elf.
  *
  *	mkaout -m omagic|nmagic|zmagic|qmagic [-s] IN.elf OUT
+ *	mkaout -m zmagic|qmagic -l [-s] IN.elf OUT
  *
  * -s writes a symbol table (struct nlist) and string table after the data;
  * without it the a.out is stripped (a_syms 0, nothing after the data).
+ *
+ * -l writes an a.out shared library ("jump table" library, as uselib(2)
+ * and load_aout_library loaded it) instead of an executable: its image
+ * starts at BASE, the page the lowest ELF section is in (the library's
+ * linker script, testdata/aout-lib.ld, links it at its fixed address),
+ * instead of 0x1000 or 0.  QMAGIC: the header is at BASE, the code from
+ * BASE + 32, a_entry is BASE + 32; ZMAGIC: the text from file offset 1024
+ * at BASE, a_entry is BASE (load_aout_library wants it page aligned).
+ * Data follows at BASE + a_text, bss at BASE + a_text + a_data, as for
+ * the executables; the ELF entry point is not used.
  *
  * The file it writes, by magic (N_TXTADDR/N_DATADDR/N_BSSADDR as in the
  * kernel's <linux/a.out.h>):
@@ -128,7 +139,7 @@ static void __attribute__((noreturn)) fail_elf(const char *what)
 
 static void __attribute__((noreturn)) usage(void)
 {
-	fail("usage: mkaout -m omagic|nmagic|zmagic|qmagic [-s] IN.elf OUT");
+	fail("usage: mkaout -m omagic|nmagic|zmagic|qmagic [-l] [-s] IN.elf OUT");
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -335,7 +346,7 @@ static void write_all(int fd, const void *p, size_t n)
 int main(int argc, char **argv)
 {
 	unsigned magic = 0;
-	int with_syms = 0, have_magic = 0;
+	int with_syms = 0, have_magic = 0, library = 0;
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -344,6 +355,8 @@ int main(int argc, char **argv)
 			break;
 		} else if (!strcmp(argv[i], "-s")) {
 			with_syms = 1;
+		} else if (!strcmp(argv[i], "-l")) {
+			library = 1;
 		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
 			if (parse_magic(argv[++i], &magic))
 				fail("unknown magic '%s' (omagic, nmagic, zmagic or qmagic)", argv[i]);
@@ -358,6 +371,8 @@ int main(int argc, char **argv)
 	}
 	if (!have_magic || argc - i != 2)
 		usage();
+	if (library && magic != QMAGIC && magic != ZMAGIC)
+		fail("-l: a.out shared libraries are QMAGIC or ZMAGIC");
 	job.in = argv[i];
 	job.out = argv[i + 1];
 
@@ -425,11 +440,16 @@ int main(int argc, char **argv)
 		     (unsigned long long)alloc_hi);
 
 	uint64_t txtaddr = magic == QMAGIC ? PAGE : 0;       /* N_TXTADDR */
-	uint64_t code_start = magic == QMAGIC ? PAGE + HDR_SIZE : 0;
+	if (library)
+		txtaddr = text_lo & ~(uint64_t)(PAGE - 1); /* the library's BASE */
+	uint64_t code_start = txtaddr + (magic == QMAGIC ? HDR_SIZE : 0);
 	if (text_lo < code_start)
 		fail("%s: text starts at 0x%llx, below 0x%llx where %s code begins (wrong linker script?)",
 		     job.in, (unsigned long long)text_lo, (unsigned long long)code_start,
 		     magic == QMAGIC ? "QMAGIC" : "a.out");
+	if (library && (txtaddr < 0x40000000u || alloc_hi > 0x80000000u))
+		fail("%s: a library at 0x%llx-0x%llx is outside [0x40000000, 0x80000000)",
+		     job.in, (unsigned long long)txtaddr, (unsigned long long)alloc_hi);
 
 	uint64_t a_text;
 	if (magic == OMAGIC)
@@ -486,9 +506,10 @@ int main(int argc, char **argv)
 
 	if (a_text > MAX_IMAGE || a_data > MAX_IMAGE || a_bss > 0xC0000000u)
 		fail("%s: segments too large", job.in);
-	if (eh.e_entry < code_start || eh.e_entry >= txtaddr + a_text)
+	uint64_t entry = library ? code_start : eh.e_entry;
+	if (entry < code_start || entry >= txtaddr + a_text)
 		fail("%s: entry 0x%llx is outside the text", job.in,
-		     (unsigned long long)eh.e_entry);
+		     (unsigned long long)entry);
 
 	/* ---- the images ---- */
 	job.text = zalloc(a_text);
@@ -548,7 +569,7 @@ int main(int argc, char **argv)
 	put32(hdr + 8, (uint32_t)a_data);
 	put32(hdr + 12, (uint32_t)a_bss);
 	put32(hdr + 16, (uint32_t)(nsyms * NLIST_SIZE));
-	put32(hdr + 20, (uint32_t)eh.e_entry);
+	put32(hdr + 20, (uint32_t)entry);
 	put32(hdr + 24, 0);
 	put32(hdr + 28, 0);
 

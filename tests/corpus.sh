@@ -47,4 +47,106 @@ else
 	skip "needs root, setpriv and vm.mmap_min_addr <= 4096"
 fi
 
+# ---- dynamically linked: ld.so 1.x, libc.so.4, libm.so.4 from lib/ ----
+# what this machine lets converted programs map (as e2e-static.sh decides)
+min_addr=$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null) || min_addr=
+case $min_addr in
+'' | *[!0-9]*) min_addr=65536 ;;
+esac
+rawio=no
+capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
+if [ -n "$capeff" ] && (((16#$capeff >> 17) & 1)); then
+	rawio=yes # CAP_SYS_RAWIO: may map below vm.mmap_min_addr
+fi
+can_map() { [ "$rawio" = yes ] || [ "$min_addr" -le "$1" ]; }
+if command -v timeout >/dev/null 2>&1; then
+	T=(timeout -k 5 "${AOUT2ELF_TIMEOUT:-60}")
+else
+	T=()
+fi
+
+mkdir "$tmp/home"
+
+# gforth_check DESCRIPTION PROGRAM [VAR=VALUE...]: PROGRAM runs the Forth
+# line '2 3 + . cr bye' with the nonrelocatable image and prints exactly
+# "5 " and a newline, nothing on stderr
+gforth_check() {
+	local desc=$1 prog=$2
+	shift 2
+	if ! can_map 4096; then
+		skip "$desc (needs CAP_SYS_RAWIO or vm.mmap_min_addr <= 4096)"
+		return
+	fi
+	# HOME: gforth keeps $HOME/.gforth-history
+	run_capture "$tmp/gf" "${T[@]}" env -u AOUT_LIBRARY_PATH HOME="$tmp/home" "$@" "$prog" \
+		-i "$corpus/gforth-0.2.1.fi" -e '2 3 + . cr bye'
+	if [ "$(cat "$tmp/gf.rc")" = 0 ] && printf '5 \n' | cmp -s - "$tmp/gf.out" &&
+		[ ! -s "$tmp/gf.err" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "#   exit status $(cat "$tmp/gf.rc"), stdout $(od -An -c "$tmp/gf.out" | tr -s ' ' | head -c 200)"
+		head -c 400 "$tmp/gf.err" | sed 's/^/#   stderr: /'
+	fi
+}
+
+check "gforth-0.2.1 converts with -L lib" \
+	"$AOUT2ELF" -L "$corpus/lib" "$corpus/gforth-0.2.1" "$tmp/gforth"
+gforth_check "gforth: 2 3 + . prints '5 ' (libraries embedded)" "$tmp/gforth"
+
+run_capture "$tmp/info" "$AOUT2ELF" --info -L "$corpus/lib" "$corpus/gforth-0.2.1"
+check "--info -L lib gforth-0.2.1 exits 0" test "$(cat "$tmp/info.rc")" = 0
+check "--info lists ld.so from lib/" grep -qF "ld.so => $corpus/lib/ld.so" "$tmp/info.out"
+check "--info lists libc.so.4 (4.7.2)" grep -qF "=> $corpus/lib/libc.so.4 (4.7.2)" "$tmp/info.out"
+check "--info lists libm.so.4 (4.6.27)" grep -qF "=> $corpus/lib/libm.so.4 (4.6.27)" "$tmp/info.out"
+
+# a copy of lib/ used for the conversion, deleted before the run
+cp -R "$corpus/lib" "$tmp/libcopy"
+chmod -R u+w "$tmp/libcopy" # the corpus is read-only; rm must work
+check "gforth converts with -L a copy of lib" \
+	"$AOUT2ELF" -L "$tmp/libcopy" "$corpus/gforth-0.2.1" "$tmp/gforth-copy"
+rm -rf "$tmp/libcopy"
+gforth_check "gforth: runs with the copy it was converted from deleted" "$tmp/gforth-copy"
+
+# --no-embed-libs: found at run time in AOUT_LIBRARY_PATH
+cp -R "$corpus/lib" "$tmp/librt"
+chmod -R u+w "$tmp/librt"
+check "gforth converts with --no-embed-libs" \
+	"$AOUT2ELF" --no-embed-libs -L "$tmp/librt" "$corpus/gforth-0.2.1" "$tmp/gforth-rt"
+mv "$tmp/librt" "$tmp/librt.moved"
+size=$(wc -c <"$tmp/gforth-rt" 2>/dev/null || echo none)
+check "gforth --no-embed-libs is under 128 KiB ($size bytes)" test "${size:-none}" != none -a "$size" -lt 131072
+gforth_check "gforth --no-embed-libs: runs with AOUT_LIBRARY_PATH=copy" "$tmp/gforth-rt" \
+	AOUT_LIBRARY_PATH="$tmp/librt.moved"
+
+# pwd.exe: OMAGIC, needs page 0
+check "pwd.exe converts with -L lib" \
+	sh -c "'$AOUT2ELF' -q -L '$corpus/lib' '$corpus/pwd.exe' '$tmp/pwd' && chmod 755 '$tmp/pwd'"
+mkdir -p "$tmp/some/where"
+ln -s some/where "$tmp/link"
+chmod -R a+rX "$tmp"
+if can_map 0; then
+	want=$(cd "$tmp/link" && pwd -P)
+	run_capture "$tmp/pwd-run" sh -c "cd '$tmp/link' && exec ${T[*]} '$tmp/pwd'"
+	check "pwd.exe prints the working directory ($want)" \
+		test "$(cat "$tmp/pwd-run.rc"):$(cat "$tmp/pwd-run.out")" = "0:$want"
+	check "pwd.exe prints nothing on stderr" test ! -s "$tmp/pwd-run.err"
+else
+	skip "pwd.exe prints the working directory (needs CAP_SYS_RAWIO or vm.mmap_min_addr = 0)"
+	skip "pwd.exe prints nothing on stderr (needs CAP_SYS_RAWIO or vm.mmap_min_addr = 0)"
+fi
+if ! can_drop_privileges; then
+	skip "pwd.exe as uid 65534 (needs root and setpriv)"
+elif [ "$min_addr" -le 0 ]; then
+	run_capture "$tmp/pwd-nobody" as_nobody sh -c "cd '$tmp/some' && exec '$tmp/pwd'"
+	check "pwd.exe runs as uid 65534 (vm.mmap_min_addr 0)" \
+		test "$(cat "$tmp/pwd-nobody.out")" = "$(cd "$tmp/some" && pwd -P)"
+else
+	run_capture "$tmp/pwd-nobody" as_nobody "$tmp/pwd"
+	check "pwd.exe as uid 65534 exits 127 with one line about vm.mmap_min_addr" \
+		sh -c "test \"\$(cat '$tmp/pwd-nobody.rc')\" = 127 && test ! -s '$tmp/pwd-nobody.out' &&
+			test \"\$(grep -c '' '$tmp/pwd-nobody.err')\" = 1 &&
+			grep -q 'vm\.mmap_min_addr' '$tmp/pwd-nobody.err'"
+fi
+
 finish

@@ -292,6 +292,11 @@ static long load_library_file(int fd, struct stub_lib *out)
 	uint32_t bss_end = PAGE_UP(text + data + bss);
 	long r;
 
+	/* Above IMAGE_LIMIT live the stub and the stack: never map over them. */
+	if ((uint64_t)text + data + bss > IMAGE_LIMIT ||
+	    (uint64_t)start + bss_end > IMAGE_LIMIT)
+		return -ENOEXEC;
+
 	if (txtoff & (STUB_PAGE - 1)) {
 		/* Not page aligned in the file: the kernel copied it. */
 		r = map_anon(start, bss_end);

@@ -1,0 +1,153 @@
+/*
+ * dyn: a dynamically linked a.out program of the libc 4 kind, without
+ * libc and without ld.so.  Its data holds a struct libentry per a.out
+ * shared library it needs, as the DLL tools' crt0 and ld.so 1.x used them
+ * (and as aout2elf's libs_scan finds them); its "crt0" (load_libraries
+ * below) does what ld.so did for each: uselib("/usr/lib/NAME") (i386
+ * system call 86) and compare the version word at the start of the jump
+ * table with the one it needs.  Then it calls libtiny.so.1 through the
+ * jump table (tiny.h), checks what comes back, and prints
+ *
+ *	dyn: hello from libtiny
+ *
+ * (the second half written by the library from its own data) and exits 0.
+ * A uselib() that fails or a wrong version: one line on stderr, exit 127,
+ * as crt0 and ld.so did; a wrong result: one line on stderr, exit 1.
+ *
+ * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):
+ *   0  dyn:        libtiny.so.1, 1.2.0 or later
+ *   1  dynclash:   libtiny.so.1 and libclash.so.1, which overlap
+ *   2  dynmissing: libtiny.so.1 and libmissing.so.1, which nobody has
+ */
+#include "fixture.h"
+#include "tiny.h"
+
+#ifndef DYN_VARIANT
+#define DYN_VARIANT 0
+#endif
+
+#define SYS_uselib 86
+
+/* the libc 4 / ld.so 1.x record of one needed library */
+struct libentry {
+	const char *name;	/* "libtiny.so.1": uselib() is given a path to it */
+	const char *tools;	/* the DLL tools that built the stubs */
+	uint32_t jump_table;	/* the library's jump table: its version word */
+	uint32_t version;	/* major << 16 | minor, the oldest that will do */
+};
+
+#define DLL_TOOLS "DLL Jump 4.5pl26"
+
+/* in .data, where ld.so (and aout2elf) look for them */
+__attribute__((used)) struct libentry dyn_libentries[] = {
+	{ "libtiny.so.1", DLL_TOOLS, TINY_JUMP_TABLE(TINY_BASE), TINY_VERSION_1_2_0 },
+#if DYN_VARIANT == 1
+	{ "libclash.so.1", DLL_TOOLS, TINY_JUMP_TABLE(CLASH_BASE), TINY_VERSION_1_0_0 },
+#elif DYN_VARIANT == 2
+	{ "libmissing.so.1", DLL_TOOLS, 0x6f000020u, 0x10000u },
+#endif
+};
+#define DYN_NLIBS (sizeof dyn_libentries / sizeof dyn_libentries[0])
+
+/* the slots of libtiny.so.1, at their fixed addresses */
+#define TINY_FN(type, k) ((type)TINY_SLOT(TINY_BASE, k))
+#define call_greet TINY_FN(int (*)(int), TINY_SLOT_GREET)
+#define call_count TINY_FN(int (*)(void), TINY_SLOT_COUNT)
+#define call_bss_sum TINY_FN(uint32_t (*)(void), TINY_SLOT_BSS_SUM)
+#define call_bss_poke TINY_FN(uint32_t (*)(uint32_t, uint32_t), TINY_SLOT_BSS_POKE)
+#define call_message TINY_FN(const char *(*)(void), TINY_SLOT_MESSAGE)
+
+static void put_version(int fd, uint32_t v)
+{
+	fx_putdec(fd, v >> 16);
+	fx_puts(fd, ".");
+	fx_putdec(fd, (v & 0xffff) / 100);
+	fx_puts(fd, ".");
+	fx_putdec(fd, (v & 0xffff) % 100);
+}
+
+/* What crt0 and ld.so did before main: 0, or the exit status */
+static int load_libraries(void)
+{
+	static const char dir[] = "/usr/lib/";
+
+	for (uint32_t i = 0; i < DYN_NLIBS; i++) {
+		const struct libentry *e = &dyn_libentries[i];
+		char path[64];
+		size_t n = fx_strlen(e->name);
+
+		memcpy(path, dir, sizeof dir - 1);
+		memcpy(path + sizeof dir - 1, e->name, n + 1);
+
+		long r = sys1(SYS_uselib, (long)path);
+		if (r != 0) {
+			fx_puts(2, "dyn: can't load library '");
+			fx_puts(2, path);
+			fx_puts(2, "': uselib failed with error ");
+			fx_putdec(2, (uint32_t)-r);
+			fx_puts(2, "\n");
+			return 127;
+		}
+		uint32_t have = *(volatile uint32_t *)e->jump_table;
+		if (have >> 16 != e->version >> 16 ||
+		    (have & 0xffff) < (e->version & 0xffff)) {
+			fx_puts(2, "dyn: ");
+			fx_puts(2, path);
+			fx_puts(2, " is version ");
+			put_version(2, have);
+			fx_puts(2, ", needs ");
+			put_version(2, e->version);
+			fx_puts(2, "\n");
+			return 127;
+		}
+	}
+	return 0;
+}
+
+static int bad(const char *what, uint32_t got)
+{
+	fx_puts(2, "dyn: ");
+	fx_puts(2, what);
+	fx_puts(2, ": got ");
+	fx_puthex(2, got);
+	fx_puts(2, "\n");
+	return 1;
+}
+
+int fixture_main(uint32_t *entry_sp)
+{
+	uint32_t r;
+	int st = load_libraries();
+
+	(void)entry_sp;
+	if (st)
+		return st;
+
+	fx_puts(1, "dyn: ");
+	r = (uint32_t)call_greet(1); /* "hello from libtiny\n" */
+	if (r != sizeof TINY_GREETING - 1)
+		return bad("tiny_greet did not write its line", r);
+
+	/* initialised data: at the library's address, as the file has it */
+	const char *msg = call_message();
+	if ((uint32_t)msg < TINY_BASE + 0x1000u || (uint32_t)msg >= TINY_BASE + 0x2000u)
+		return bad("tiny_message is not in the library's data page", (uint32_t)msg);
+	if (!fx_streq(msg, TINY_GREETING))
+		return bad("tiny_message is not the greeting", (uint32_t)msg);
+	if ((r = (uint32_t)call_count()) != TINY_COUNTER_START + 1)
+		return bad("first tiny_count", r);
+	if ((r = (uint32_t)call_count()) != TINY_COUNTER_START + 2)
+		return bad("second tiny_count (data not writable?)", r);
+
+	/* bss: zero pages past the data, writable */
+	if ((r = call_bss_sum()) != 0)
+		return bad("tiny_bss_sum of the fresh bss", r);
+	if ((r = call_bss_poke(0, 5)) != 0 ||
+	    (r = call_bss_poke(TINY_BSS_WORDS - 1, 7)) != 0)
+		return bad("tiny_bss_poke found nonzero bss", r);
+	if ((r = call_bss_sum()) != 12)
+		return bad("tiny_bss_sum after two pokes", r);
+	if ((r = call_bss_poke(TINY_BSS_WORDS - 1, 0)) != 7)
+		return bad("tiny_bss_poke read back", r);
+	return 0;
+}

@@ -1,0 +1,539 @@
+#!/bin/bash
+# End-to-end test of aout2elf on dynamically linked a.out programs.
+#
+# The fixtures (testdata/fixtures.mk, testdata/tiny.h) are built from
+# source: testdata/libtiny.so.1, a QMAGIC a.out shared library ("jump
+# table" library) at 0x61000000, the same as ZMAGIC in testdata/zmagic/,
+# an older one (1.1.0) in testdata/old/, one of another major version in
+# testdata/major2/, testdata/libclash.so.1 at an address overlapping
+# libtiny; and testdata/dyn.M.aout (all four a.out kinds), whose crt0 calls
+# uselib("/usr/lib/libtiny.so.1") itself, finds libtiny's version in its
+# jump table, calls it through the jump table and prints
+# "dyn: hello from libtiny"; dynclash.qmagic.aout needs libtiny and
+# libclash, dynmissing.qmagic.aout libtiny and libmissing.so.1.
+#
+# It converts them with the libraries embedded (the default) and with
+# --no-embed-libs, runs them with and without the folders the libraries
+# came from and with AOUT_LIBRARY_PATH, reads --info, and checks that every
+# conversion error (library not found, not a library, too old, other
+# major version, overlapping) is one line, exit status 1 and no output
+# file.  Converted QMAGIC programs run only where vm.mmap_min_addr <= 4096
+# (or with CAP_SYS_RAWIO), the others only with CAP_SYS_RAWIO (root) or
+# vm.mmap_min_addr = 0; checks that cannot run here are skipped.  As root,
+# with setpriv, it also runs them as the unprivileged uid 65534.
+#
+# Run from the top build directory, as "make check" does.  Environment:
+#   AOUT2ELF          the converter (default ./src/aout2elf)
+#   AOUT2ELF_TESTDATA the fixtures (default ./testdata)
+#   AOUT2ELF_MAGICS   the kinds of dyn to test (default "omagic nmagic zmagic qmagic")
+#   AOUT2ELF_TIMEOUT  seconds each program may run (default 30)
+#
+# Prints "ok N - ...", "not ok N - ..." (with "#" lines saying why) or
+# "ok N # skip ..." per check and ends with "N passed, N failed, N skipped".
+# Exit status: 1 if anything failed, 77 if everything was skipped, else 0.
+
+set -u
+
+. "${srcdir:-.}/tests/lib.sh"
+
+TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
+RUN_TIMEOUT=${AOUT2ELF_TIMEOUT:-30}
+NOBODY_UID=65534
+CUSTOMARY=/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib
+HELLO=$'dyn: hello from libtiny\n'
+
+# why LINE...: the reasons of the last not_ok
+why() {
+	local line
+	for line in "$@"; do
+		printf '#   %s\n' "$line"
+	done
+}
+
+# show FILE LABEL: the first lines of FILE, for a failure report
+show() {
+	if [ -s "$1" ]; then
+		head -c 2000 "$1" | head -n 8 | sed "s/^/#     $2: /"
+	else
+		echo "#     $2: (empty)"
+	fi
+}
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/e2e-dynamic.XXXXXX") || {
+	not_ok "mktemp -d"
+	finish
+}
+trap 'rm -rf "$W"' EXIT
+# everything the unprivileged user runs or loads is under $W, readable
+chmod 755 "$W"
+B=$W/bin
+mkdir "$B" && chmod 755 "$B"
+
+if command -v timeout >/dev/null 2>&1; then
+	TIMEOUT=(timeout -k 5 "$RUN_TIMEOUT")
+else
+	TIMEOUT=()
+fi
+
+# run TAG COMMAND...: runs COMMAND with stdin from /dev/null; sets st, and
+# OUT and ERR to the files with its stdout and stderr
+run_n=0
+run() {
+	local tag=$1
+	shift
+	run_n=$((run_n + 1))
+	OUT=$W/$run_n.$tag.out ERR=$W/$run_n.$tag.err
+	st=0
+	"${TIMEOUT[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || st=$?
+}
+
+# report_run: the status, stdout and stderr of the last run
+report_run() {
+	local w="exit status $st"
+	[ "$st" = 124 ] && [ ${#TIMEOUT[@]} -gt 0 ] && w="$w (timed out after ${RUN_TIMEOUT}s)"
+	why "$w"
+	show "$OUT" stdout
+	show "$ERR" stderr
+}
+
+# expect DESCRIPTION STATUS STDOUT: the last run exited STATUS, printed
+# exactly STDOUT and nothing on stderr
+expect() {
+	local desc=$1 want_st=$2 want_out=$3
+	printf '%s' "$want_out" >"$W/expected"
+	if [ "$st" = "$want_st" ] && cmp -s "$W/expected" "$OUT" && [ ! -s "$ERR" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		why "expected exit status $want_st, stdout $(printf '%q' "$want_out"), empty stderr"
+		report_run
+	fi
+}
+
+# one_line FILE: FILE holds exactly one line, ending in a newline
+one_line() {
+	[ "$(grep -c '' "$1")" = 1 ] && [ "$(wc -l <"$1")" = 1 ]
+}
+
+# has_all FILE STRING...: FILE contains every STRING
+has_all() {
+	local f=$1 s
+	shift
+	for s in "$@"; do
+		grep -qF -- "$s" "$f" || return 1
+	done
+}
+
+# expect_fail_line DESCRIPTION STATUS STRING...: the last run exited
+# STATUS, printed nothing on stdout and one line on stderr with every STRING
+expect_fail_line() {
+	local desc=$1 want_st=$2
+	shift 2
+	if [ "$st" = "$want_st" ] && [ ! -s "$OUT" ] && one_line "$ERR" && has_all "$ERR" "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		why "expected exit status $want_st, empty stdout, one stderr line containing:"
+		why "$@"
+		report_run
+	fi
+}
+
+# expect_refusal DESCRIPTION: exit 127, one line about vm.mmap_min_addr
+expect_refusal() {
+	expect_fail_line "$1" 127 vm.mmap_min_addr
+}
+
+# ---- what this machine allows ----
+min_addr=$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null) || min_addr=
+case $min_addr in
+'' | *[!0-9]*) min_addr=65536 ;;
+esac
+rawio=no
+capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
+if [ -n "$capeff" ] && (((16#$capeff >> 17) & 1)); then
+	rawio=yes # CAP_SYS_RAWIO: may map below vm.mmap_min_addr
+fi
+echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, uid $(id -u), CAP_SYS_RAWIO: $rawio, vm.mmap_min_addr: $min_addr"
+
+# lowest address a converted program of kind M needs
+need_addr() {
+	case $1 in
+	qmagic) echo 4096 ;;
+	*) echo 0 ;;
+	esac
+}
+
+# why_not_run M: prints why converted M programs cannot run here; fails
+# (prints nothing) when they can
+why_not_run() {
+	local need
+	need=$(need_addr "$1")
+	[ "$rawio" = yes ] && return 1
+	[ "$min_addr" -le "$need" ] && return 1
+	echo "needs root (CAP_SYS_RAWIO) or vm.mmap_min_addr <= $need, which is $min_addr"
+}
+
+if [ ! -x "$AOUT2ELF" ]; then
+	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
+	finish
+fi
+# the converter names -L folders by their real path
+TD=$(cd "$TESTDATA" 2>/dev/null && pwd -P) || {
+	not_ok "the fixtures folder $TESTDATA exists"
+	finish
+}
+missing=
+for f in dyn.qmagic.aout dynclash.qmagic.aout dynmissing.qmagic.aout \
+	hello.omagic.aout libtiny.so.1 libclash.so.1 old/libtiny.so.1 \
+	major2/libtiny.so.1 zmagic/libtiny.so.1; do
+	[ -f "$TD/$f" ] || missing="$missing $f"
+done
+if [ -n "$missing" ]; then
+	not_ok "the fixtures are built"
+	why "missing in $TD:$missing (make check builds them)"
+	finish
+fi
+
+# the library folders of the tests, all copies
+mkdir "$W/lib" "$W/rt" "$W/txt" "$W/omagic" "$W/empty"
+cp "$TD/libtiny.so.1" "$W/lib/"
+cp "$TD/libtiny.so.1" "$W/rt/"
+echo "this is not an a.out library" >"$W/txt/libtiny.so.1"
+cp "$TD/hello.omagic.aout" "$W/omagic/libtiny.so.1"
+chmod -R a+rX "$W"
+
+# convert DESCRIPTION OUTPUT ARG...: aout2elf ARG... OUTPUT must succeed
+# quietly (stderr at most "aout2elf: warning:" lines); sets converted
+convert() {
+	local desc=$1 dst=$2
+	shift 2
+	run conv "$AOUT2ELF" "$@" "$dst"
+	converted=no
+	if [ "$st" = 0 ] && [ -x "$dst" ] && [ ! -s "$OUT" ] &&
+		! grep -qv '^aout2elf: warning: ' "$ERR"; then
+		chmod 755 "$dst"
+		converted=yes
+		ok "$desc"
+	else
+		not_ok "$desc"
+		[ -f "$dst" ] || why "no output file"
+		report_run
+		rm -f "$dst"
+	fi
+}
+
+# runs DESCRIPTION M PROGRAM STATUS STDOUT [env VAR=...]: runs PROGRAM
+# (converted, of kind M) and expects STATUS and STDOUT; skipped when M
+# programs cannot run here, failed when PROGRAM was not converted
+runs() {
+	local desc=$1 m=$2 prog=$3 want_st=$4 want_out=$5 reason
+	shift 5
+	if reason=$(why_not_run "$m"); then
+		skip "$desc ($reason)"
+	elif [ ! -x "$prog" ]; then
+		not_ok "$desc"
+		why "$prog was not converted"
+	else
+		run "run" "$@" "$prog"
+		expect "$desc" "$want_st" "$want_out"
+	fi
+}
+
+# runs_fail DESCRIPTION M PROGRAM STATUS STRING... : like runs, but the
+# program must fail with STATUS, no stdout and one stderr line with every
+# STRING; the environment comes from $RUN_ENV (a list of VAR=VALUE)
+RUN_ENV=()
+runs_fail() {
+	local desc=$1 m=$2 prog=$3 want_st=$4 reason
+	shift 4
+	if reason=$(why_not_run "$m"); then
+		skip "$desc ($reason)"
+	elif [ ! -x "$prog" ]; then
+		not_ok "$desc"
+		why "$prog was not converted"
+	else
+		run "run" env -u AOUT_LIBRARY_PATH "${RUN_ENV[@]}" "$prog"
+		expect_fail_line "$desc" "$want_st" "$@"
+	fi
+}
+
+# ---- every kind: converted with -L testdata, run ----
+for M in $MAGICS; do
+	convert "$M: aout2elf -L testdata converts dyn.$M.aout" "$B/dyn.$M" \
+		-L "$TESTDATA" "$TD/dyn.$M.aout"
+	runs "$M: run dyn (libtiny.so.1 embedded)" "$M" "$B/dyn.$M" 0 "$HELLO" \
+		env -u AOUT_LIBRARY_PATH
+done
+
+# ---- --info ----
+run info "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"
+desc="--info -L testdata lists libtiny.so.1 (1.2.0 or later) => $TD/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000"
+if [ "$st" = 0 ] && [ ! -s "$ERR" ] &&
+	grep -F "libtiny.so.1 (1.2.0 or later" "$OUT" |
+	grep -qF "=> $TD/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000"; then
+	ok "$desc"
+else
+	not_ok "$desc"
+	grep -F "libtiny" "$OUT" >"$W/info-lines"
+	report_run
+	show "$W/info-lines" "libtiny lines"
+fi
+check "--info's load map has libtiny.so.1 embedded at 0x61000000" \
+	grep -Eq '^ *0x61000000 +0x61006000 .*libtiny\.so\.1, at uselib\(\), embedded' "$OUT"
+
+run info-zmagic "$AOUT2ELF" --info -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
+desc="--info -L testdata/zmagic finds the ZMAGIC libtiny.so.1 (1.2.3) at 0x61000000"
+if [ "$st" = 0 ] && grep -qF "=> $TD/zmagic/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000" "$OUT"; then
+	ok "$desc"
+else
+	not_ok "$desc"
+	report_run
+fi
+
+run info-none "$AOUT2ELF" --info "$TD/dyn.qmagic.aout"
+desc="--info without -L says libtiny.so.1 is not found (exit 0)"
+if [ -e "/usr/lib/libtiny.so.1" ] || [ -e "/lib/libtiny.so.1" ]; then
+	skip "$desc (this machine has a libtiny.so.1)"
+elif [ "$st" = 0 ] && grep -Eq 'libtiny\.so\.1 .*=> not found' "$OUT"; then
+	ok "$desc"
+else
+	not_ok "$desc"
+	report_run
+fi
+
+run info-noembed "$AOUT2ELF" --info --no-embed-libs -L "$TESTDATA" "$TD/dyn.qmagic.aout"
+check "--info --no-embed-libs: libtiny.so.1 found at run time" \
+	grep -q 'libtiny\.so\.1, at uselib(), found at run time' "$OUT"
+
+# ---- embedded: the library folder is not needed any more ----
+convert "aout2elf -L LIBDIR converts dyn.qmagic.aout (libtiny embedded)" \
+	"$B/dyn-emb" -L "$W/lib" "$TD/dyn.qmagic.aout"
+mv "$W/lib" "$W/lib.moved"
+runs "embedded: runs with LIBDIR renamed" qmagic "$B/dyn-emb" 0 "$HELLO" \
+	env -u AOUT_LIBRARY_PATH
+rm -rf "$W/lib.moved"
+runs "embedded: runs with LIBDIR deleted" qmagic "$B/dyn-emb" 0 "$HELLO" \
+	env -u AOUT_LIBRARY_PATH
+runs "embedded: AOUT_LIBRARY_PATH (an older libtiny) does not replace it" \
+	qmagic "$B/dyn-emb" 0 "$HELLO" env AOUT_LIBRARY_PATH="$TD/old"
+
+convert "aout2elf -L testdata/zmagic converts dyn.qmagic.aout (ZMAGIC libtiny embedded)" \
+	"$B/dyn-embz" -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
+runs "embedded ZMAGIC library: runs" qmagic "$B/dyn-embz" 0 "$HELLO" \
+	env -u AOUT_LIBRARY_PATH
+
+# ---- --no-embed-libs: found when the program runs ----
+convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \
+	"$B/dyn-rt" --no-embed-libs -L "$W/rt" "$TD/dyn.qmagic.aout"
+check "--no-embed-libs: the conversion prints nothing (the library was found)" \
+	test ! -s "$ERR"
+if [ -f "$B/dyn-emb" ] && [ -f "$B/dyn-rt" ]; then
+	emb=$(wc -c <"$B/dyn-emb") rt=$(wc -c <"$B/dyn-rt")
+	# libtiny's text and data: 8192 bytes
+	desc="--no-embed-libs: output $rt bytes, at least 8192 smaller than embedded ($emb)"
+	if [ $((emb - rt)) -ge 8192 ]; then ok "$desc"; else not_ok "$desc"; fi
+else
+	not_ok "--no-embed-libs: output smaller than embedded"
+	why "a conversion failed"
+fi
+if command -v readelf >/dev/null 2>&1 && [ -f "$B/dyn-emb" ] && [ -f "$B/dyn-rt" ]; then
+	check "embedded output has a .lib.libtiny.so.1 section" \
+		sh -c "readelf -SW '$B/dyn-emb' | grep -qF .lib.libtiny.so.1"
+	check "--no-embed-libs output has none" \
+		sh -c "! readelf -SW '$B/dyn-rt' | grep -qF .lib.libtiny.so.1"
+else
+	skip "embedded output has a .lib.libtiny.so.1 section (no readelf or no output)"
+	skip "--no-embed-libs output has none (no readelf or no output)"
+fi
+
+runs "--no-embed-libs: runs with the -L folder there" qmagic "$B/dyn-rt" 0 \
+	"$HELLO" env -u AOUT_LIBRARY_PATH
+# dyn itself finds the old version there and says so, as ld.so did
+RUN_ENV=(AOUT_LIBRARY_PATH="$TD/old")
+runs_fail "--no-embed-libs: AOUT_LIBRARY_PATH is searched before the -L folder" \
+	qmagic "$B/dyn-rt" 127 "dyn: /usr/lib/libtiny.so.1 is version 1.1.0, needs 1.2.0"
+runs "--no-embed-libs: ZMAGIC library from AOUT_LIBRARY_PATH" qmagic \
+	"$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$TD/zmagic"
+RUN_ENV=(AOUT_LIBRARY_PATH="$W/txt")
+runs_fail "--no-embed-libs: a text file as libtiny.so.1: uselib() fails (ENOEXEC), dyn exits 127" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 8"
+
+mv "$W/rt" "$W/rt.copy"
+runs "--no-embed-libs: -L folder gone, runs with AOUT_LIBRARY_PATH=copy" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy"
+runs "--no-embed-libs: AOUT_LIBRARY_PATH with several folders" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="/nonexistent::$W/empty:$W/rt.copy"
+RUN_ENV=()
+runs_fail "--no-embed-libs: neither: exit 127, one line naming libtiny.so.1 and the folders" \
+	qmagic "$B/dyn-rt" 127 "cannot find the a.out library libtiny.so.1" \
+	"$W/rt:$CUSTOMARY"
+RUN_ENV=(AOUT_LIBRARY_PATH="$W/empty")
+runs_fail "--no-embed-libs: not in AOUT_LIBRARY_PATH either: the line names it too" \
+	qmagic "$B/dyn-rt" 127 "libtiny.so.1" "AOUT_LIBRARY_PATH ($W/empty)" \
+	"$W/rt:$CUSTOMARY"
+RUN_ENV=()
+mv "$W/rt.copy" "$W/rt"
+
+# a relative -L folder is remembered as an absolute one
+desc="--no-embed-libs -L with a relative folder, run from another folder"
+run conv-rel sh -c "cd '$W' && '$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")' --no-embed-libs -L rt '$TD/dyn.qmagic.aout' '$B/dyn-rel'"
+if [ "$st" != 0 ]; then
+	not_ok "$desc"
+	report_run
+else
+	chmod 755 "$B/dyn-rel"
+	runs "$desc" qmagic "$B/dyn-rel" 0 "$HELLO" env -u AOUT_LIBRARY_PATH -C /
+fi
+
+convert "--no-embed-libs: dynmissing.qmagic.aout converts (libmissing.so.1 is not found)" \
+	"$B/dynmissing" --no-embed-libs -L "$TESTDATA" "$TD/dynmissing.qmagic.aout"
+check "... with a warning naming libmissing.so.1" \
+	grep -q '^aout2elf: warning: .*libmissing\.so\.1' "$ERR"
+runs_fail "dynmissing: exit 127, one line naming libmissing.so.1 and the folders" \
+	qmagic "$B/dynmissing" 127 "cannot find the a.out library libmissing.so.1" \
+	"$TD:$CUSTOMARY"
+
+# ---- conversion errors: exit 1, one line, no output file ----
+# conv_error DESCRIPTION INPUT STRING... -- ARG...: aout2elf ARG... INPUT
+# OUT into an empty folder must exit 1 with one stderr line
+# "aout2elf: INPUT: ..." holding every STRING, and leave the folder empty
+# (no OUT, no .OUT.aout2elf-* temporary)
+conv_n=0
+conv_error() {
+	local desc=$1 input=$2 strings=() d left
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		strings+=("$1")
+		shift
+	done
+	shift
+	conv_n=$((conv_n + 1))
+	d=$W/out$conv_n
+	mkdir "$d"
+	run conv-err "$AOUT2ELF" "$@" "$input" "$d/prog"
+	left=$(ls -A "$d")
+	if [ "$st" = 1 ] && [ ! -s "$OUT" ] && one_line "$ERR" &&
+		grep -qF "aout2elf: $input: " "$ERR" && has_all "$ERR" "${strings[@]}" &&
+		[ -z "$left" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		why "expected exit status 1, one line 'aout2elf: $input: ...' containing:"
+		why "${strings[@]}"
+		[ -n "$left" ] && why "left in the output folder: $left"
+		report_run
+	fi
+}
+
+conv_error "error: libtiny 1.1.0 is older than the 1.2.0 dyn needs" \
+	"$TD/dyn.qmagic.aout" "$TD/old/libtiny.so.1" "version 1.1.0" "older" "1.2.0" \
+	-- -L "$TESTDATA/old"
+conv_error "error: older, with --no-embed-libs too" \
+	"$TD/dyn.qmagic.aout" "$TD/old/libtiny.so.1" "older" \
+	-- --no-embed-libs -L "$TESTDATA/old"
+conv_error "error: the first -L folder wins (old before testdata)" \
+	"$TD/dyn.qmagic.aout" "$TD/old/libtiny.so.1" "older" \
+	-- -L "$TESTDATA/old" -L "$TESTDATA"
+convert "the first -L folder wins (testdata before old)" "$B/dyn-first" \
+	-L "$TESTDATA" -L "$TESTDATA/old" "$TD/dyn.qmagic.aout"
+conv_error "error: libtiny 2.0.0 is of another major version" \
+	"$TD/dyn.qmagic.aout" "$TD/major2/libtiny.so.1" "version 2.0.0" "major version 1" \
+	-- -L "$TESTDATA/major2"
+conv_error "error: libclash.so.1 overlaps libtiny.so.1" \
+	"$TD/dynclash.qmagic.aout" "overlaps" "libclash.so.1" "libtiny.so.1" \
+	-- -L "$TESTDATA"
+conv_error "error: a text file named libtiny.so.1 is not an a.out shared library" \
+	"$TD/dyn.qmagic.aout" "$W/txt/libtiny.so.1: not an a.out shared library" \
+	-- -L "$W/txt"
+conv_error "error: an OMAGIC program named libtiny.so.1 is not an a.out shared library" \
+	"$TD/dyn.qmagic.aout" "$W/omagic/libtiny.so.1: not an a.out shared library" "OMAGIC" \
+	-- -L "$W/omagic"
+conv_error "error: libmissing.so.1 not found, naming the folders searched" \
+	"$TD/dynmissing.qmagic.aout" "libmissing.so.1" "not found" "$TD:$CUSTOMARY" \
+	-- -L "$TESTDATA"
+if [ -e "/usr/lib/libtiny.so.1" ] || [ -e "/lib/libtiny.so.1" ]; then
+	skip "error: without -L libtiny.so.1 is not found (this machine has one)"
+else
+	conv_error "error: without -L libtiny.so.1 is not found in the customary folders" \
+		"$TD/dyn.qmagic.aout" "libtiny.so.1" "not found in $CUSTOMARY" --
+fi
+
+# a failed conversion with -f leaves an existing OUTPUT as it was
+mkdir "$W/keep"
+echo "old contents" >"$W/keep/prog"
+run conv-keep "$AOUT2ELF" -f -L "$TESTDATA/old" "$TD/dyn.qmagic.aout" "$W/keep/prog"
+desc="error with -f: the existing output is left alone, no temporary left"
+if [ "$st" = 1 ] && [ "$(cat "$W/keep/prog")" = "old contents" ] &&
+	[ "$(ls -A "$W/keep")" = prog ]; then
+	ok "$desc"
+else
+	not_ok "$desc"
+	why "left in the folder: $(ls -A "$W/keep" | tr '\n' ' ')"
+	report_run
+fi
+
+# ---- as an unprivileged user ----
+NOBODY=(setpriv --reuid=$NOBODY_UID --regid=$NOBODY_UID --clear-groups)
+desc_q="qmagic: dyn (embedded) runs as uid $NOBODY_UID"
+desc_rt="qmagic: dyn (--no-embed-libs, AOUT_LIBRARY_PATH) runs as uid $NOBODY_UID"
+desc_o="omagic: dyn as uid $NOBODY_UID"
+if [ "$min_addr" -le 0 ]; then
+	desc_o="$desc_o runs (vm.mmap_min_addr 0)"
+else
+	desc_o="$desc_o exits 127 with one line about vm.mmap_min_addr ($min_addr > 0)"
+fi
+if ! can_drop_privileges; then
+	skip "$desc_q (needs root and setpriv)"
+	skip "$desc_rt (needs root and setpriv)"
+	skip "$desc_o (needs root and setpriv)"
+elif run nobody-probe "${NOBODY[@]}" true && [ "$st" != 0 ]; then
+	skip "$desc_q (setpriv cannot switch to uid $NOBODY_UID)"
+	skip "$desc_rt (setpriv cannot switch to uid $NOBODY_UID)"
+	skip "$desc_o (setpriv cannot switch to uid $NOBODY_UID)"
+else
+	for p in "$desc_q|$B/dyn.qmagic|" "$desc_rt|$B/dyn-rt|$W/rt"; do
+		d=${p%%|*} rest=${p#*|}
+		prog=${rest%%|*} lp=${rest#*|}
+		if [ "$min_addr" -gt 4096 ]; then
+			d="${d/ runs as/ as} exits 127 with one line about vm.mmap_min_addr ($min_addr > 4096)"
+		fi
+		if [ "$prog" = "$B/dyn.qmagic" ] && [ "${MAGICS/qmagic/}" = "$MAGICS" ]; then
+			skip "$d (qmagic not tested)"
+			continue
+		elif [ ! -x "$prog" ]; then
+			not_ok "$d"
+			why "$prog was not converted"
+			continue
+		fi
+		if [ -n "$lp" ]; then
+			run nobody "${NOBODY[@]}" env AOUT_LIBRARY_PATH="$lp" "$prog"
+		else
+			run nobody "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH "$prog"
+		fi
+		if [ "$min_addr" -le 4096 ]; then
+			expect "$d" 0 "$HELLO"
+		else
+			expect_refusal "$d"
+		fi
+	done
+	case " $MAGICS " in
+	*" omagic "*)
+		if [ ! -x "$B/dyn.omagic" ]; then
+			not_ok "$desc_o"
+			why "dyn.omagic was not converted"
+		else
+			run nobody "${NOBODY[@]}" "$B/dyn.omagic"
+			if [ "$min_addr" -le 0 ]; then
+				expect "$desc_o" 0 "$HELLO"
+			else
+				expect_refusal "$desc_o"
+			fi
+		fi
+		;;
+	*) skip "$desc_o (omagic not tested)" ;;
+	esac
+fi
+
+finish
