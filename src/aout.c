@@ -143,8 +143,9 @@ static int parse_layout(size_t size, struct aout *a, struct diag *d)
 	uint64_t need = (uint64_t)a->text_off + h->text + h->data + h->syms;
 	if (need > size)
 		return diag_set(d, "truncated: the header claims %llu bytes of "
-				   "text, data and symbols, the file has %zu",
-				(unsigned long long)need, size);
+				   "%stext, data and symbols, the file has %zu",
+				(unsigned long long)need,
+				a->text_off ? "header, " : "", size);
 	if (h->syms % AOUT_NLIST_SIZE)
 		return diag_set(d, "symbol table size %u is not a multiple of %u",
 				h->syms, AOUT_NLIST_SIZE);
@@ -216,7 +217,10 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 			s->name = "";
 			continue;
 		}
-		if (s->strx < 4 || s->strx >= a->str_size)
+		if (s->strx < 4)
+			return diag_set(d, "symbol %zu: name offset %u is inside "
+					   "the string table's size word", i, s->strx);
+		if (s->strx >= a->str_size)
 			return diag_set(d, "symbol %zu: name offset %u is outside "
 					   "the string table (%u bytes)",
 					i, s->strx, a->str_size);

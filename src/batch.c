@@ -225,7 +225,7 @@ static int is_shared_library(const char *path)
 	if (input_read(path, &in, &d))
 		return 0;
 	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
-		lib = aout_lib_start(&a) >= 0x40000000u;
+		lib = libs_is_library(&a);
 		aout_free(&a);
 	}
 	input_free(&in);

@@ -93,6 +93,16 @@ int libs_wants_ldso(const struct aout *a)
 	return memmem(p, len, ldso, sizeof ldso) != NULL;
 }
 
+int libs_is_library(const struct aout *a)
+{
+	const struct aout_header *h = &a->h;
+	uint64_t end = aout_lib_start(a) +
+		       PAGE_UP((uint64_t)h->text + h->data + h->bss);
+
+	return a->kind == AOUT_SHLIB && aout_lib_start(a) >= 0x40000000u &&
+	       end <= IMAGE_LIMIT;
+}
+
 void libs_version_str(uint32_t v, char *buf, size_t cap)
 {
 	unsigned minor = v & 0xffff;
@@ -119,39 +129,60 @@ void libs_free(struct libset *set)
 static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 		    struct lib *l, struct diag *d)
 {
-	char list[STUB_PATHS + sizeof libs_customary_dirs];
-	char *save = NULL;
-	size_t used = 0;
+	size_t cap = sizeof libs_customary_dirs;
+	char *list, *searched, *save = NULL;
+	int rc = 1;
 
-	list[0] = 0;
 	for (size_t i = 0; i < ndirs; i++)
-		used += (size_t)snprintf(list + used, sizeof list - used, "%s:",
-					 dirs[i]) ;
-	snprintf(list + used, sizeof list - used, "%s", libs_customary_dirs);
-
-	char searched[sizeof list];
-	memcpy(searched, list, sizeof list);
-	for (char *dir = strtok_r(list, ":", &save); dir;
+		cap += strlen(dirs[i]) + 1;
+	list = malloc(cap);
+	searched = malloc(cap);
+	if (!list || !searched) {
+		free(list);
+		free(searched);
+		diag_set(d, "out of memory");
+		return -1;
+	}
+	list[0] = 0;
+	for (size_t i = 0; i < ndirs; i++) {
+		strcat(list, dirs[i]);
+		strcat(list, ":");
+	}
+	strcat(list, libs_customary_dirs);
+	memcpy(searched, list, cap);
+	for (char *dir = strtok_r(list, ":", &save); dir && rc > 0;
 	     dir = strtok_r(NULL, ":", &save)) {
-		char path[4096];
 		struct diag why;
+		size_t n = strlen(dir) + 1 + strlen(name) + 1;
+		char *path = malloc(n);
 
-		snprintf(path, sizeof path, "%s/%s", dir, name);
-		if (input_read(path, &l->in, &why))
+		if (!path) {
+			diag_set(d, "out of memory");
+			rc = -1;
+			break;
+		}
+		snprintf(path, n, "%s/%s", dir, name);
+		if (input_read(path, &l->in, &why)) {
+			free(path);
 			continue;
+		}
 		if (aout_parse_kind(l->in.buf, l->in.size, AOUT_SHLIB, &l->a, &why)) {
 			input_free(&l->in);
 			diag_set(d, "%s: not an a.out shared library: %s", path,
 				 why.msg);
-			return -1;
+			free(path);
+			rc = -1;
+			break;
 		}
-		l->path = strdup(path);
-		if (!l->path)
-			return diag_set(d, "out of memory");
-		return 0;
+		l->path = path;
+		rc = 0;
 	}
-	diag_set(d, "needs the a.out library %s, not found in %s", name, searched);
-	return 1;
+	if (rc > 0)
+		diag_set(d, "needs the a.out library %s, not found in %s", name,
+			 searched);
+	free(list);
+	free(searched);
+	return rc;
 }
 
 static int add_lib(struct libset *set, const struct lib_need *need,
@@ -179,10 +210,16 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 			const struct aout_header *h = &l->a.h;
 			int ok;
 
+			uint64_t end = aout_lib_start(&l->a) +
+				       PAGE_UP((uint64_t)h->text + h->data + h->bss);
+
+			if (end > IMAGE_LIMIT)
+				return diag_set(d, "%s ends at 0x%llx, beyond 0x%x",
+						l->path, (unsigned long long)end,
+						IMAGE_LIMIT);
 			l->start = aout_lib_start(&l->a);
-			l->len = (uint32_t)PAGE_UP(h->text + h->data);
-			l->bss_len = (uint32_t)(PAGE_UP((uint64_t)h->text + h->data +
-							h->bss) - l->len);
+			l->len = (uint32_t)PAGE_UP((uint64_t)h->text + h->data);
+			l->bss_len = (uint32_t)(end - l->start - l->len);
 			if (need->version) {
 				l->version = word_at(&l->a, need->jump_table, &ok);
 				if (!ok)

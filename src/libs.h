@@ -57,6 +57,12 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 		 struct libset *set, struct diag *d);
 void libs_free(struct libset *set);
 
+/*
+ * Whether a (parsed as AOUT_SHLIB) is a jump-table library: programs
+ * start below 0x40000000, libraries load above it and below IMAGE_LIMIT.
+ */
+int libs_is_library(const struct aout *a);
+
 /* "4.7.2" for 0x402be */
 void libs_version_str(uint32_t v, char *buf, size_t cap);
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ static int info_library(const char *path)
 	if (input_read(path, &in, &d))
 		return -1;
 	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
-		if (aout_lib_start(&a) >= 0x40000000u) {
+		if (libs_is_library(&a)) {
 			info_print_library(stdout, path, &a);
 			rc = 0;
 		}
@@ -165,6 +166,7 @@ static int exec_in_memory(char **argv, const struct conv_options *o)
 		close(fd);
 		return EXIT_FAIL;
 	}
+	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
 	fexecve(fd, argv, environ);
 	fprintf(stderr, "%s: %s: cannot run it: %s\n", progname, file,
 		strerror(errno));
@@ -185,7 +187,24 @@ static int parse_jobs(const char *s, int *jobs)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static void on_fatal_signal(int sig)
+{
+	output_remove_temp_on_signal();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_temp_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_fatal_signal);
+	/* A write past RLIMIT_FSIZE then fails with EFBIG, and is reported. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+static int run(int argc, char **argv, struct conv_options *op)
 {
 	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
 	       OPT_REPORT, OPT_EXEC };
@@ -207,7 +226,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct conv_options o = { 0 };
+	struct conv_options o = *op;
 	struct batch_options b = { 0 };
 	int c, mode_info = 0, verbose = 0, jobs_given = 0;
 	int nopts = argc, mode_exec = 0;
@@ -262,8 +281,10 @@ int main(int argc, char **argv)
 			o.plan.no_embed_libs = 1;
 			break;
 		case 'L':
-			if (add_libdir(&o, optarg))
+			if (add_libdir(op, optarg))
 				return EXIT_USAGE;
+			o.libdirs[o.nlibdirs] = op->libdirs[o.nlibdirs];
+			o.nlibdirs = op->nlibdirs;
 			break;
 		case 'h':
 			usage(stdout);
@@ -289,6 +310,7 @@ int main(int argc, char **argv)
 			return usage_error("operands before --exec FILE");
 		return exec_in_memory(argv + nopts, &o);
 	}
+	remove_temp_on_signals();
 	int nargs = argc - optind;
 	char **args = argv + optind;
 
@@ -319,4 +341,14 @@ int main(int argc, char **argv)
 		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
 				   "INPUT...)");
 	return convert(args[0], args[1], &o, verbose);
+}
+
+int main(int argc, char **argv)
+{
+	struct conv_options o = { 0 };
+	int rc = run(argc, argv, &o);
+
+	for (size_t i = 0; i < o.nlibdirs; i++)
+		free((char *)o.libdirs[i]);
+	return rc;
 }

@@ -73,6 +73,17 @@ void input_free(struct input *in)
 	in->size = 0;
 }
 
+/* The temporary file being written, for output_remove_temp_on_signal. */
+static char *volatile current_temp;
+
+void output_remove_temp_on_signal(void)
+{
+	char *t = current_temp;
+
+	if (t)
+		unlink(t);
+}
+
 mode_t output_mode(mode_t input_mode, mode_t umask_bits)
 {
 	mode_t m = input_mode & 0777;
@@ -125,6 +136,7 @@ int output_open(const char *path, const struct stat *input, int force,
 		return diag_set(d, "cannot create a file beside it: %s", strerror(e));
 	}
 	o->force = force;
+	current_temp = o->tmp;
 	return 0;
 }
 
@@ -156,6 +168,7 @@ int output_commit(struct output *o, mode_t mode, struct diag *d)
 				"already exists (use -f to replace it)" :
 				strerror(e));
 	}
+	current_temp = NULL;
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
@@ -164,6 +177,7 @@ int output_commit(struct output *o, mode_t mode, struct diag *d)
 
 void output_abort(struct output *o)
 {
+	current_temp = NULL;
 	if (o->fd >= 0)
 		close(o->fd);
 	if (o->tmp)

@@ -34,6 +34,12 @@ int output_open(const char *path, const struct stat *input, int force,
 int output_commit(struct output *o, mode_t mode, struct diag *d);
 void output_abort(struct output *o);
 
+/*
+ * Removes the temporary file of the output being written, if any; safe in
+ * a signal handler, so that an interrupted conversion leaves nothing.
+ */
+void output_remove_temp_on_signal(void);
+
 /* The input's permissions, with x wherever r, never set-id, under umask. */
 mode_t output_mode(mode_t input_mode, mode_t umask_bits);
 

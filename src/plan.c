@@ -133,7 +133,7 @@ int plan_add_libs(struct plan *p, const struct libset *set,
 	for (size_t i = 0; i < ndirs; i++) {
 		size_t n = strlen(dirs[i]);
 
-		if (used + n + 2 > sizeof p->paths)
+		if (used + (used ? 1 : 0) + n + 1 > sizeof p->paths)
 			return diag_set(d, "the -L folders are longer than %u bytes "
 					   "in all", STUB_PATHS);
 		if (used)
