@@ -69,9 +69,9 @@ const uint8_t *aout_at(const struct aout *a, uint32_t addr, size_t *avail)
 		base = aout_lib_start(a);
 		data = base + a->h.text; /* copied or mapped in one piece */
 	} else {
+		/* as loaded: only QMAGIC was mmapped, the others copied whole */
 		base = aout_txtaddr(a);
-		data = a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC ?
-			       aout_dataddr(a) : base + a->h.text;
+		data = a->magic == AOUT_QMAGIC ? aout_dataddr(a) : base + a->h.text;
 	}
 	if (addr >= base && addr < base + a->h.text) {
 		*avail = (size_t)(base + a->h.text - addr);

@@ -401,18 +401,34 @@ static int run_workers(struct batch *bt)
 	return rc;
 }
 
-static void json_string(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s, 0 if it is none. */
+static size_t utf8_len(const unsigned char *s)
 {
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		   s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* File names are bytes; a byte that is not UTF-8 is written as U+00XX. */
+static void json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	putc('"', f);
+	while (*s) {
+		size_t n = *s >= 0x80 ? utf8_len(s) : 1;
+
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || n == 0)
+			fprintf(f, "\\u%04x", *s);
 		else
-			putc(c, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 	putc('"', f);
 }

@@ -55,9 +55,8 @@ size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 {
 	size_t n = 0;
 	uint32_t lo = a->kind == AOUT_SHLIB ? aout_lib_start(a) + a->h.text :
-		      a->magic == AOUT_QMAGIC || a->magic == AOUT_ZMAGIC ?
-				(uint32_t)aout_dataddr(a) :
-				(uint32_t)aout_txtaddr(a) + a->h.text;
+		      a->magic == AOUT_QMAGIC ? (uint32_t)aout_dataddr(a) :
+						(uint32_t)aout_txtaddr(a) + a->h.text;
 
 	for (uint32_t off = 0; off + 16 <= a->h.data && n < max; off += 4) {
 		int ok1, ok2, ok3, ok4;

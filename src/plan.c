@@ -112,16 +112,17 @@ int plan_add_libs(struct plan *p, const struct libset *set,
 		struct plan_lib *pl = &p->libs[p->nlibs++];
 
 		memcpy(pl->name, l->name, sizeof pl->name);
-		if (!l->path) {
-			/* looked up when the program runs: somewhere in the window */
-			p->lib_lo = PLAN_LIB_WINDOW_LO;
-			p->lib_hi = PLAN_LIB_WINDOW_HI;
+		/* Not found here: looked up at run time, somewhere in the window. */
+		uint32_t lo = l->path ? l->start : PLAN_LIB_WINDOW_LO;
+		uint32_t hi = l->path ? l->start + l->len + l->bss_len :
+					PLAN_LIB_WINDOW_HI;
+
+		if (!p->lib_hi || lo < p->lib_lo)
+			p->lib_lo = lo;
+		if (hi > p->lib_hi)
+			p->lib_hi = hi;
+		if (!l->path)
 			continue;
-		}
-		if (!p->lib_hi || l->start < p->lib_lo)
-			p->lib_lo = l->start;
-		if (l->start + l->len + l->bss_len > p->lib_hi)
-			p->lib_hi = l->start + l->len + l->bss_len;
 		pl->start = l->start;
 		pl->len = l->len;
 		pl->bss_len = l->bss_len;

@@ -1,0 +1,219 @@
+/*
+ * src/batch.c: the JSON report of batch mode (batch_write_report), written
+ * into memory with open_memstream and compared with the exact text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "batch.h"
+#include "unit.h"
+
+static void entry(struct batch_entry *e, const char *in, const char *out,
+		  enum conv_status st, const char *format, int dynamic,
+		  const char *libraries, const char *reason)
+{
+	memset(e, 0, sizeof *e);
+	e->input = (char *)in;
+	e->output = (char *)out;
+	e->r.status = st;
+	snprintf(e->r.format, sizeof e->r.format, "%s", format);
+	e->r.dynamic = dynamic;
+	snprintf(e->r.libraries, sizeof e->r.libraries, "%s", libraries);
+	snprintf(e->r.reason, sizeof e->r.reason, "%s", reason);
+}
+
+/* The report of n entries, malloc'ed; NULL (and a failure) on error. */
+static char *report(const struct batch_entry *e, size_t n, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	*rc = batch_write_report(f, e, n);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	CHECK_U(strlen(buf), len); /* no NUL inside */
+	return buf;
+}
+
+static void expect_report(const struct batch_entry *e, size_t n,
+			  const char *want, unsigned line)
+{
+	int rc = -2;
+	char *got = report(e, n, &rc);
+
+	unit_check_u64((uint64_t)(int64_t)rc, 0, "batch_write_report returns 0",
+		       line, __FILE__, "expect_report");
+	unit_check_str(got, want, "the report", line, __FILE__, "expect_report");
+	free(got);
+}
+#define EXPECT_REPORT(e, n, want) expect_report((e), (n), (want), __LINE__)
+
+static void test_report_empty(void)
+{
+	EXPECT_REPORT(NULL, 0, "[]\n");
+}
+
+static void test_report_each_status(void)
+{
+	struct batch_entry e[4];
+
+	entry(&e[0], "in/hello", "out/hello", CONV_CONVERTED, "QMAGIC", 0, "", "");
+	entry(&e[1], "in/dyn", "out/dyn", CONV_UP_TO_DATE, "ZMAGIC", 1,
+	      "ld.so libc.so.4 libm.so.4", "");
+	entry(&e[2], "in/README", "out/README", CONV_SKIPPED, "", -1, "",
+	      "not an a.out executable");
+	entry(&e[3], "in/broken", "out/broken", CONV_FAILED, "NMAGIC", -1, "",
+	      "truncated a.out header (12 of 32 bytes)");
+
+	EXPECT_REPORT(e, 4,
+		"[\n"
+		"  {\"input\": \"in/hello\", \"output\": \"out/hello\", "
+		"\"status\": \"converted\", \"format\": \"QMAGIC\", "
+		"\"dynamic\": false, \"libraries\": [], \"reason\": null},\n"
+		"  {\"input\": \"in/dyn\", \"output\": \"out/dyn\", "
+		"\"status\": \"up-to-date\", \"format\": \"ZMAGIC\", "
+		"\"dynamic\": true, \"libraries\": [\"ld.so\", \"libc.so.4\", "
+		"\"libm.so.4\"], \"reason\": null},\n"
+		"  {\"input\": \"in/README\", \"output\": \"out/README\", "
+		"\"status\": \"skipped\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"not an a.out executable\"},\n"
+		"  {\"input\": \"in/broken\", \"output\": \"out/broken\", "
+		"\"status\": \"failed\", \"format\": \"NMAGIC\", \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"truncated a.out header (12 of "
+		"32 bytes)\"}\n"
+		"]\n");
+
+	/* one entry: no comma */
+	EXPECT_REPORT(&e[2], 1,
+		"[\n"
+		"  {\"input\": \"in/README\", \"output\": \"out/README\", "
+		"\"status\": \"skipped\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"not an a.out executable\"}\n"
+		"]\n");
+	CHECK_STR(conv_status_name(CONV_CONVERTED), "converted");
+	CHECK_STR(conv_status_name(CONV_UP_TO_DATE), "up-to-date");
+	CHECK_STR(conv_status_name(CONV_SKIPPED), "skipped");
+	CHECK_STR(conv_status_name(CONV_FAILED), "failed");
+}
+
+/* Space separated in conv_result, a JSON array of strings in the report. */
+static void test_report_libraries(void)
+{
+	struct batch_entry e;
+
+	entry(&e, "p", "q", CONV_CONVERTED, "QMAGIC", 1, "libc.so.4", "");
+	EXPECT_REPORT(&e, 1,
+		"[\n  {\"input\": \"p\", \"output\": \"q\", \"status\": "
+		"\"converted\", \"format\": \"QMAGIC\", \"dynamic\": true, "
+		"\"libraries\": [\"libc.so.4\"], \"reason\": null}\n]\n");
+	/* extra spaces make no empty names */
+	entry(&e, "p", "q", CONV_CONVERTED, "QMAGIC", 1,
+	      "  libc.so.4   libX11.so.3 ", "");
+	EXPECT_REPORT(&e, 1,
+		"[\n  {\"input\": \"p\", \"output\": \"q\", \"status\": "
+		"\"converted\", \"format\": \"QMAGIC\", \"dynamic\": true, "
+		"\"libraries\": [\"libc.so.4\", \"libX11.so.3\"], "
+		"\"reason\": null}\n]\n");
+	entry(&e, "p", "q", CONV_CONVERTED, "QMAGIC", 1, " ", "");
+	EXPECT_REPORT(&e, 1,
+		"[\n  {\"input\": \"p\", \"output\": \"q\", \"status\": "
+		"\"converted\", \"format\": \"QMAGIC\", \"dynamic\": true, "
+		"\"libraries\": [], \"reason\": null}\n]\n");
+	/* the entry itself is left as it was */
+	CHECK_STR(e.r.libraries, " ");
+
+	/* all sixteen, as long as conv_result holds them */
+	char all[sizeof e.r.libraries], want[2048], names[1024];
+	size_t used = 0, wused = 0;
+	all[0] = 0;
+	for (int i = 0; i < STUB_MAX_LIBS; i++) {
+		used += (size_t)snprintf(all + used, sizeof all - used, "%s"
+					 "libnumber%02d_long_name.so.1",
+					 i ? " " : "", i);
+		wused += (size_t)snprintf(names + wused, sizeof names - wused,
+					  "%s\"libnumber%02d_long_name.so.1\"",
+					  i ? ", " : "", i);
+	}
+	CU_ASSERT(used < sizeof all);
+	entry(&e, "p", "q", CONV_CONVERTED, "QMAGIC", 1, all, "");
+	snprintf(want, sizeof want,
+		 "[\n  {\"input\": \"p\", \"output\": \"q\", \"status\": "
+		 "\"converted\", \"format\": \"QMAGIC\", \"dynamic\": true, "
+		 "\"libraries\": [%s], \"reason\": null}\n]\n", names);
+	EXPECT_REPORT(&e, 1, want);
+}
+
+/* Quotes, backslashes and control characters in names and reasons. */
+static void test_report_escaping(void)
+{
+	struct batch_entry e[2];
+
+	entry(&e[0], "in/we\"ird\\name", "out/tab\there\nnl",
+	      CONV_FAILED, "", -1, "",
+	      "cannot read \"in/we\\ird\": \x01\x1f\r\x7f");
+	entry(&e[1], "caf\xc3\xa9/\x1b[31mred", "o/\\\\\"\"", CONV_SKIPPED, "",
+	      -1, "", "symbolic link, not followed");
+	EXPECT_REPORT(e, 2,
+		"[\n"
+		"  {\"input\": \"in/we\\\"ird\\\\name\", "
+		"\"output\": \"out/tab\\u0009here\\u000anl\", "
+		"\"status\": \"failed\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"cannot read \\\"in/we\\\\ird\\\": "
+		"\\u0001\\u001f\\u000d\x7f\"},\n"
+		"  {\"input\": \"caf\xc3\xa9/\\u001b[31mred\", "
+		"\"output\": \"o/\\\\\\\\\\\"\\\"\", "
+		"\"status\": \"skipped\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"symbolic link, not followed\"}\n"
+		"]\n");
+}
+
+/* Bytes that are not UTF-8 become U+00XX, so the report stays valid JSON. */
+static void test_report_not_utf8(void)
+{
+	struct batch_entry e;
+
+	entry(&e, "latin1-\xe9t\xe9", "bad-\xc3(-\xf8\x88\x80\x80\x80-\xe2\x82",
+	      CONV_SKIPPED, "", -1, "", "not an a.out executable");
+	EXPECT_REPORT(&e, 1,
+		"[\n"
+		"  {\"input\": \"latin1-\\u00e9t\\u00e9\", "
+		"\"output\": \"bad-\\u00c3(-\\u00f8\\u0088\\u0080\\u0080\\u0080-"
+		"\\u00e2\\u0082\", "
+		"\"status\": \"skipped\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"not an a.out executable\"}\n"
+		"]\n");
+}
+
+/* A stream that cannot be written: -1. */
+static void test_report_write_error(void)
+{
+	struct batch_entry e;
+	FILE *f = fopen("/dev/null", "r");
+
+	if (!f) {
+		fprintf(stderr, "(skipped: no /dev/null)\n");
+		return;
+	}
+	entry(&e, "p", "q", CONV_CONVERTED, "QMAGIC", 0, "", "");
+	CU_ASSERT_EQUAL(batch_write_report(f, &e, 1), -1);
+	fclose(f);
+}
+
+int unit_batch_register(void)
+{
+	static const struct unit_test tests[] = {
+		UNIT_TEST(test_report_empty),
+		UNIT_TEST(test_report_each_status),
+		UNIT_TEST(test_report_libraries),
+		UNIT_TEST(test_report_escaping),
+		UNIT_TEST(test_report_not_utf8),
+		UNIT_TEST(test_report_write_error),
+		UNIT_END
+	};
+
+	return unit_add_suite("batch report (src/batch.c)", NULL, NULL, tests);
+}

@@ -1,0 +1,161 @@
+/*
+ * The unit test program: registers the reader, planner, writer, library
+ * and batch report suites and runs them with CUnit's basic interface in
+ * verbose mode.  The exit status is 0 only if every suite initialised and
+ * every assertion passed.
+ */
+#include <dirent.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "unit.h"
+
+int unit_add_suite(const char *name, CU_InitializeFunc init,
+		   CU_CleanupFunc cleanup, const struct unit_test *tests)
+{
+	CU_pSuite s = CU_add_suite(name, init, cleanup);
+
+	if (!s) {
+		fprintf(stderr, "cannot add suite %s: %s\n", name,
+			CU_get_error_msg());
+		return -1;
+	}
+	for (const struct unit_test *t = tests; t->name; t++) {
+		if (!CU_add_test(s, t->name, t->fn)) {
+			fprintf(stderr, "cannot add test %s/%s: %s\n", name,
+				t->name, CU_get_error_msg());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+CU_BOOL unit_check_u64(uint64_t got, uint64_t want, const char *expr,
+		       unsigned line, const char *file, const char *func)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof msg, "%s (got %" PRIu64 " = 0x%" PRIx64
+		 ", want %" PRIu64 " = 0x%" PRIx64 ")", expr, got, got, want, want);
+	return CU_assertImplementation(got == want ? CU_TRUE : CU_FALSE, line,
+				       msg, file, func, CU_FALSE);
+}
+
+CU_BOOL unit_check_str(const char *got, const char *want, const char *expr,
+		       unsigned line, const char *file, const char *func)
+{
+	char msg[768];
+	CU_BOOL ok = got && want && strcmp(got, want) == 0;
+
+	snprintf(msg, sizeof msg, "%s (got \"%s\", want \"%s\")", expr,
+		 got ? got : "(null)", want ? want : "(null)");
+	return CU_assertImplementation(ok, line, msg, file, func, CU_FALSE);
+}
+
+CU_BOOL unit_check_has(const char *got, const char *sub, const char *expr,
+		       unsigned line, const char *file, const char *func)
+{
+	char msg[768];
+	CU_BOOL ok = got && sub && strstr(got, sub) != NULL;
+
+	snprintf(msg, sizeof msg, "%s (got \"%s\", want it to contain \"%s\")",
+		 expr, got ? got : "(null)", sub ? sub : "(null)");
+	return CU_assertImplementation(ok, line, msg, file, func, CU_FALSE);
+}
+
+char *unit_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+char *unit_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *t;
+
+	if (!base || !*base)
+		base = "/tmp";
+	t = unit_path(base, "aout2elf-unit-XXXXXX");
+	if (t && !mkdtemp(t)) {
+		perror("mkdtemp");
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 ? -1 : 0;
+	return unlink(path) < 0 ? -1 : 0;
+}
+
+void unit_rmtree(char *path)
+{
+	if (!path)
+		return;
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "warning: could not remove %s completely\n", path);
+	free(path);
+}
+
+int unit_count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	unsigned fails, tests_failed, suites_failed, asserts, tests_run;
+	CU_ErrorCode err;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
+		return 2;
+	}
+	if (unit_reader_register() || unit_plan_register() ||
+	    unit_writer_register() || unit_libs_register() ||
+	    unit_batch_register()) {
+		CU_cleanup_registry();
+		return 2;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	err = CU_basic_run_tests();
+	fails = CU_get_number_of_failures();
+	tests_failed = CU_get_number_of_tests_failed();
+	suites_failed = CU_get_number_of_suites_failed();
+	asserts = CU_get_number_of_asserts();
+	tests_run = CU_get_number_of_tests_run();
+	CU_cleanup_registry();
+	printf("\nunit_tests: %u tests run, %u failed; %u asserts, %u failed; "
+	       "%u suites failed to initialise\n", tests_run, tests_failed,
+	       asserts, fails, suites_failed);
+	if (err != CUE_SUCCESS || fails || tests_failed || suites_failed)
+		return 1;
+	return 0;
+}
