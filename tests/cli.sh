@@ -78,6 +78,41 @@ check "--exec of a non-a.out fails with one line, exit 1" sh -c "test \$(cat '$t
 run_capture "$tmp/e4" "$AOUT2ELF" --exec "$td/startup.qmagic.aout" args "b b" ""
 check "--exec gives the program an a.out start-up" sh -c "grep -q '^startup: ok' '$tmp/e4.out' || AOUT_TEST=yes '$AOUT2ELF' --exec '$td/startup.qmagic.aout' args 'b b' '' | grep -q '^startup: ok'"
 
+# --- progress: an updating line on a terminal, nothing otherwise ---
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$AOUT2ELF' -f -r -O '$tmp/outp' '$tmp/arch'" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
+	check "on a terminal, a progress line that updates in place" grep -q $'\r.*aout2elf: [0-9]*/[0-9]* done, 0 failed' "$tmp/tty.out"
+else
+	skip "script(1) not installed"
+fi
+run_capture "$tmp/notty" "$AOUT2ELF" -f -r -O "$tmp/outp" "$tmp/arch"
+check "not on a terminal: no progress line, a summary at the end" bash -c "! grep -q \$'\\r' '$tmp/notty.err' && tail -1 '$tmp/notty.err' | grep -q '^aout2elf: 3 converted, '"
+
+# --- output safety: a full file system ---
+if is_root && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	./tests/malformed/gen --big 1 "$tmp/big.aout"
+	run_capture "$tmp/nospc" "$AOUT2ELF" "$tmp/big.aout" "$tmp/full/big.elf"
+	check "no space left: exit 1 and the reason" sh -c "test \$(cat '$tmp/nospc.rc') = 1 && grep -qx 'aout2elf: $tmp/full/big.elf: write error: No space left on device' '$tmp/nospc.err'"
+	check "no space left: nothing left behind" test -z "$(ls -A "$tmp/full")"
+	umount "$tmp/full"
+else
+	skip "needs root to mount a small tmpfs"
+fi
+
+# --- the converter itself is hardened ---
+bin=$(command -v "$AOUT2ELF")
+if readelf -h "$bin" 2>/dev/null | grep -q 'Type:.*DYN'; then
+	check "the converter is PIE" true
+	check "the converter has full RELRO" sh -c "readelf -lW '$bin' | grep -q GNU_RELRO && readelf -dW '$bin' | grep -q BIND_NOW"
+	check "the converter is built with the stack protector" sh -c "nm -D '$bin' | grep -q __stack_chk_fail"
+else
+	not_ok "the converter is a PIE (readelf -h $bin)"
+fi
+
+# --- bash completion ---
+comp=${srcdir:-.}/data/bash-completion/aout2elf
+check "bash completion completes long options" bash -c "source '$comp'; COMP_WORDS=(aout2elf --no-e); COMP_CWORD=1; _aout2elf; test \"\${COMPREPLY[*]}\" = --no-embed-libs"
+
 # --- the make fragment ---
 mkdir -p "$tmp/sdk"
 cp "$td/hello.qmagic.aout" "$tmp/sdk/hello-a.out"
