@@ -154,12 +154,18 @@ static int collect(struct batch *bt, char *const *inputs, size_t n)
 	return 0;
 }
 
-/* mkdir -p for the folder that will hold path. */
+/* mkdir -p for the folder that will hold path; remembers the last one. */
 static int make_parents(const char *path)
 {
-	char *p = strdup(path);
+	static char *last;
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) : 0;
+	char *p;
 	int rc = 0;
 
+	if (last && strlen(last) == dirlen && !strncmp(last, path, dirlen))
+		return 0;
+	p = strdup(path);
 	if (!p)
 		return -1;
 	for (char *s = strchr(p + 1, '/'); s && !rc; s = strchr(s + 1, '/')) {
@@ -167,6 +173,10 @@ static int make_parents(const char *path)
 		if (mkdir(p, 0777) < 0 && errno != EEXIST)
 			rc = -1;
 		*s = '/';
+	}
+	if (rc == 0) {
+		free(last);
+		last = strndup(path, dirlen);
 	}
 	free(p);
 	return rc;

@@ -41,11 +41,17 @@ const char *conv_status_name(enum conv_status s)
 	return names[s];
 }
 
+/* Read once per process: a batch converts thousands of files. */
 static unsigned long mmap_min_addr(void)
 {
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "r");
+	static int known;
+	static unsigned long v;
+	FILE *f;
 
+	if (known)
+		return v;
+	known = 1;
+	f = fopen("/proc/sys/vm/mmap_min_addr", "r");
 	if (f) {
 		if (fscanf(f, "%lu", &v) != 1)
 			v = 0;

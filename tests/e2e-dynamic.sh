@@ -38,142 +38,15 @@ set -u
 
 TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
-RUN_TIMEOUT=${AOUT2ELF_TIMEOUT:-30}
-NOBODY_UID=65534
 CUSTOMARY=/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib
 HELLO=$'dyn: hello from libtiny\n'
 
-# why LINE...: the reasons of the last not_ok
-why() {
-	local line
-	for line in "$@"; do
-		printf '#   %s\n' "$line"
-	done
-}
-
-# show FILE LABEL: the first lines of FILE, for a failure report
-show() {
-	if [ -s "$1" ]; then
-		head -c 2000 "$1" | head -n 8 | sed "s/^/#     $2: /"
-	else
-		echo "#     $2: (empty)"
-	fi
-}
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/e2e-dynamic.XXXXXX") || {
-	not_ok "mktemp -d"
-	finish
-}
-trap 'rm -rf "$W"' EXIT
+make_workdir e2e-dynamic
 # everything the unprivileged user runs or loads is under $W, readable
-chmod 755 "$W"
 B=$W/bin
 mkdir "$B" && chmod 755 "$B"
 
-if command -v timeout >/dev/null 2>&1; then
-	TIMEOUT=(timeout -k 5 "$RUN_TIMEOUT")
-else
-	TIMEOUT=()
-fi
-
-# run TAG COMMAND...: runs COMMAND with stdin from /dev/null; sets st, and
-# OUT and ERR to the files with its stdout and stderr
-run_n=0
-run() {
-	local tag=$1
-	shift
-	run_n=$((run_n + 1))
-	OUT=$W/$run_n.$tag.out ERR=$W/$run_n.$tag.err
-	st=0
-	"${TIMEOUT[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || st=$?
-}
-
-# report_run: the status, stdout and stderr of the last run
-report_run() {
-	local w="exit status $st"
-	[ "$st" = 124 ] && [ ${#TIMEOUT[@]} -gt 0 ] && w="$w (timed out after ${RUN_TIMEOUT}s)"
-	why "$w"
-	show "$OUT" stdout
-	show "$ERR" stderr
-}
-
-# expect DESCRIPTION STATUS STDOUT: the last run exited STATUS, printed
-# exactly STDOUT and nothing on stderr
-expect() {
-	local desc=$1 want_st=$2 want_out=$3
-	printf '%s' "$want_out" >"$W/expected"
-	if [ "$st" = "$want_st" ] && cmp -s "$W/expected" "$OUT" && [ ! -s "$ERR" ]; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		why "expected exit status $want_st, stdout $(printf '%q' "$want_out"), empty stderr"
-		report_run
-	fi
-}
-
-# one_line FILE: FILE holds exactly one line, ending in a newline
-one_line() {
-	[ "$(grep -c '' "$1")" = 1 ] && [ "$(wc -l <"$1")" = 1 ]
-}
-
-# has_all FILE STRING...: FILE contains every STRING
-has_all() {
-	local f=$1 s
-	shift
-	for s in "$@"; do
-		grep -qF -- "$s" "$f" || return 1
-	done
-}
-
-# expect_fail_line DESCRIPTION STATUS STRING...: the last run exited
-# STATUS, printed nothing on stdout and one line on stderr with every STRING
-expect_fail_line() {
-	local desc=$1 want_st=$2
-	shift 2
-	if [ "$st" = "$want_st" ] && [ ! -s "$OUT" ] && one_line "$ERR" && has_all "$ERR" "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		why "expected exit status $want_st, empty stdout, one stderr line containing:"
-		why "$@"
-		report_run
-	fi
-}
-
-# expect_refusal DESCRIPTION: exit 127, one line about vm.mmap_min_addr
-expect_refusal() {
-	expect_fail_line "$1" 127 vm.mmap_min_addr
-}
-
-# ---- what this machine allows ----
-min_addr=$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null) || min_addr=
-case $min_addr in
-'' | *[!0-9]*) min_addr=65536 ;;
-esac
-rawio=no
-capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
-if [ -n "$capeff" ] && (((16#$capeff >> 17) & 1)); then
-	rawio=yes # CAP_SYS_RAWIO: may map below vm.mmap_min_addr
-fi
-echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, uid $(id -u), CAP_SYS_RAWIO: $rawio, vm.mmap_min_addr: $min_addr"
-
-# lowest address a converted program of kind M needs
-need_addr() {
-	case $1 in
-	qmagic) echo 4096 ;;
-	*) echo 0 ;;
-	esac
-}
-
-# why_not_run M: prints why converted M programs cannot run here; fails
-# (prints nothing) when they can
-why_not_run() {
-	local need
-	need=$(need_addr "$1")
-	[ "$rawio" = yes ] && return 1
-	[ "$min_addr" -le "$need" ] && return 1
-	echo "needs root (CAP_SYS_RAWIO) or vm.mmap_min_addr <= $need, which is $min_addr"
-}
+print_setup "$TESTDATA"
 
 if [ ! -x "$AOUT2ELF" ]; then
 	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
@@ -191,8 +64,7 @@ for f in dyn.qmagic.aout dynclash.qmagic.aout dynmissing.qmagic.aout \
 	[ -f "$TD/$f" ] || missing="$missing $f"
 done
 if [ -n "$missing" ]; then
-	not_ok "the fixtures are built"
-	why "missing in $TD:$missing (make check builds them)"
+	not_ok "the fixtures are built" "missing in $TD:$missing (make check builds them)"
 	finish
 fi
 
@@ -204,41 +76,30 @@ echo "this is not an a.out library" >"$W/txt/libtiny.so.1"
 cp "$TD/hello.omagic.aout" "$W/omagic/libtiny.so.1"
 chmod -R a+rX "$W"
 
-# convert DESCRIPTION OUTPUT ARG...: aout2elf ARG... OUTPUT must succeed
-# quietly (stderr at most "aout2elf: warning:" lines); sets converted
-convert() {
-	local desc=$1 dst=$2
-	shift 2
-	run conv "$AOUT2ELF" "$@" "$dst"
-	converted=no
-	if [ "$st" = 0 ] && [ -x "$dst" ] && [ ! -s "$OUT" ] &&
-		! grep -qv '^aout2elf: warning: ' "$ERR"; then
-		chmod 755 "$dst"
-		converted=yes
-		ok "$desc"
+# can_run DESCRIPTION M PROGRAM: whether PROGRAM (converted, of kind M)
+# can be run for the check DESCRIPTION; if not, the check is skipped (M
+# programs cannot run here) or failed (PROGRAM was not converted)
+can_run() {
+	local reason
+	if reason=$(why_not_run "$2"); then
+		skip "$1 ($reason)"
+	elif [ ! -x "$3" ]; then
+		not_ok "$1" "$3 was not converted"
 	else
-		not_ok "$desc"
-		[ -f "$dst" ] || why "no output file"
-		report_run
-		rm -f "$dst"
+		return 0
 	fi
+	return 1
 }
 
 # runs DESCRIPTION M PROGRAM STATUS STDOUT [env VAR=...]: runs PROGRAM
 # (converted, of kind M) and expects STATUS and STDOUT; skipped when M
 # programs cannot run here, failed when PROGRAM was not converted
 runs() {
-	local desc=$1 m=$2 prog=$3 want_st=$4 want_out=$5 reason
+	local desc=$1 m=$2 prog=$3 want_st=$4 want_out=$5
 	shift 5
-	if reason=$(why_not_run "$m"); then
-		skip "$desc ($reason)"
-	elif [ ! -x "$prog" ]; then
-		not_ok "$desc"
-		why "$prog was not converted"
-	else
-		run "run" "$@" "$prog"
-		expect "$desc" "$want_st" "$want_out"
-	fi
+	can_run "$desc" "$m" "$prog" || return 0
+	run "$@" "$prog"
+	expect "$desc" "$want_st" "$want_out"
 }
 
 # runs_fail DESCRIPTION M PROGRAM STATUS STRING... : like runs, but the
@@ -246,17 +107,11 @@ runs() {
 # STRING; the environment comes from $RUN_ENV (a list of VAR=VALUE)
 RUN_ENV=()
 runs_fail() {
-	local desc=$1 m=$2 prog=$3 want_st=$4 reason
+	local desc=$1 m=$2 prog=$3 want_st=$4
 	shift 4
-	if reason=$(why_not_run "$m"); then
-		skip "$desc ($reason)"
-	elif [ ! -x "$prog" ]; then
-		not_ok "$desc"
-		why "$prog was not converted"
-	else
-		run "run" env -u AOUT_LIBRARY_PATH "${RUN_ENV[@]}" "$prog"
-		expect_fail_line "$desc" "$want_st" "$@"
-	fi
+	can_run "$desc" "$m" "$prog" || return 0
+	run env -u AOUT_LIBRARY_PATH "${RUN_ENV[@]}" "$prog"
+	expect_fail_line "$desc" "$want_st" "$@"
 }
 
 # ---- every kind: converted with -L testdata, run ----
@@ -268,7 +123,7 @@ for M in $MAGICS; do
 done
 
 # ---- --info ----
-run info "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"
+run "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"
 desc="--info -L testdata lists libtiny.so.1 (1.2.0 or later) => $TD/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000"
 if [ "$st" = 0 ] && [ ! -s "$ERR" ] &&
 	grep -F "libtiny.so.1 (1.2.0 or later" "$OUT" |
@@ -283,7 +138,7 @@ fi
 check "--info's load map has libtiny.so.1 embedded at 0x61000000" \
 	grep -Eq '^ *0x61000000 +0x61006000 .*libtiny\.so\.1, at uselib\(\), embedded' "$OUT"
 
-run info-zmagic "$AOUT2ELF" --info -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
+run "$AOUT2ELF" --info -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
 desc="--info -L testdata/zmagic finds the ZMAGIC libtiny.so.1 (1.2.3) at 0x61000000"
 if [ "$st" = 0 ] && grep -qF "=> $TD/zmagic/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000" "$OUT"; then
 	ok "$desc"
@@ -292,7 +147,7 @@ else
 	report_run
 fi
 
-run info-none "$AOUT2ELF" --info "$TD/dyn.qmagic.aout"
+run "$AOUT2ELF" --info "$TD/dyn.qmagic.aout"
 desc="--info without -L says libtiny.so.1 is not found (exit 0)"
 if [ -e "/usr/lib/libtiny.so.1" ] || [ -e "/lib/libtiny.so.1" ]; then
 	skip "$desc (this machine has a libtiny.so.1)"
@@ -303,7 +158,7 @@ else
 	report_run
 fi
 
-run info-noembed "$AOUT2ELF" --info --no-embed-libs -L "$TESTDATA" "$TD/dyn.qmagic.aout"
+run "$AOUT2ELF" --info --no-embed-libs -L "$TESTDATA" "$TD/dyn.qmagic.aout"
 check "--info --no-embed-libs: libtiny.so.1 found at run time" \
 	grep -q 'libtiny\.so\.1, at uselib(), found at run time' "$OUT"
 
@@ -335,8 +190,7 @@ if [ -f "$B/dyn-emb" ] && [ -f "$B/dyn-rt" ]; then
 	desc="--no-embed-libs: output $rt bytes, at least 8192 smaller than embedded ($emb)"
 	if [ $((emb - rt)) -ge 8192 ]; then ok "$desc"; else not_ok "$desc"; fi
 else
-	not_ok "--no-embed-libs: output smaller than embedded"
-	why "a conversion failed"
+	not_ok "--no-embed-libs: output smaller than embedded" "a conversion failed"
 fi
 if command -v readelf >/dev/null 2>&1 && [ -f "$B/dyn-emb" ] && [ -f "$B/dyn-rt" ]; then
 	check "embedded output has a .lib.libtiny.so.1 section" \
@@ -378,7 +232,7 @@ mv "$W/rt.copy" "$W/rt"
 
 # a relative -L folder is remembered as an absolute one
 desc="--no-embed-libs -L with a relative folder, run from another folder"
-run conv-rel sh -c "cd '$W' && '$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")' --no-embed-libs -L rt '$TD/dyn.qmagic.aout' '$B/dyn-rel'"
+run sh -c "cd '$W' && '$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")' --no-embed-libs -L rt '$TD/dyn.qmagic.aout' '$B/dyn-rel'"
 if [ "$st" != 0 ]; then
 	not_ok "$desc"
 	report_run
@@ -412,17 +266,16 @@ conv_error() {
 	conv_n=$((conv_n + 1))
 	d=$W/out$conv_n
 	mkdir "$d"
-	run conv-err "$AOUT2ELF" "$@" "$input" "$d/prog"
+	run "$AOUT2ELF" "$@" "$input" "$d/prog"
 	left=$(ls -A "$d")
 	if [ "$st" = 1 ] && [ ! -s "$OUT" ] && one_line "$ERR" &&
 		grep -qF "aout2elf: $input: " "$ERR" && has_all "$ERR" "${strings[@]}" &&
 		[ -z "$left" ]; then
 		ok "$desc"
 	else
-		not_ok "$desc"
-		why "expected exit status 1, one line 'aout2elf: $input: ...' containing:"
-		why "${strings[@]}"
-		[ -n "$left" ] && why "left in the output folder: $left"
+		not_ok "$desc" "expected exit status 1, one line 'aout2elf: $input: ...' containing:" \
+			"${strings[@]}"
+		[ -n "$left" ] && diag "left in the output folder: $left"
 		report_run
 	fi
 }
@@ -463,19 +316,17 @@ fi
 # a failed conversion with -f leaves an existing OUTPUT as it was
 mkdir "$W/keep"
 echo "old contents" >"$W/keep/prog"
-run conv-keep "$AOUT2ELF" -f -L "$TESTDATA/old" "$TD/dyn.qmagic.aout" "$W/keep/prog"
+run "$AOUT2ELF" -f -L "$TESTDATA/old" "$TD/dyn.qmagic.aout" "$W/keep/prog"
 desc="error with -f: the existing output is left alone, no temporary left"
 if [ "$st" = 1 ] && [ "$(cat "$W/keep/prog")" = "old contents" ] &&
 	[ "$(ls -A "$W/keep")" = prog ]; then
 	ok "$desc"
 else
-	not_ok "$desc"
-	why "left in the folder: $(ls -A "$W/keep" | tr '\n' ' ')"
+	not_ok "$desc" "left in the folder: $(ls -A "$W/keep" | tr '\n' ' ')"
 	report_run
 fi
 
 # ---- as an unprivileged user ----
-NOBODY=(setpriv --reuid=$NOBODY_UID --regid=$NOBODY_UID --clear-groups)
 desc_q="qmagic: dyn (embedded) runs as uid $NOBODY_UID"
 desc_rt="qmagic: dyn (--no-embed-libs, AOUT_LIBRARY_PATH) runs as uid $NOBODY_UID"
 desc_o="omagic: dyn as uid $NOBODY_UID"
@@ -488,7 +339,7 @@ if ! can_drop_privileges; then
 	skip "$desc_q (needs root and setpriv)"
 	skip "$desc_rt (needs root and setpriv)"
 	skip "$desc_o (needs root and setpriv)"
-elif run nobody-probe "${NOBODY[@]}" true && [ "$st" != 0 ]; then
+elif run "${NOBODY[@]}" true && [ "$st" != 0 ]; then
 	skip "$desc_q (setpriv cannot switch to uid $NOBODY_UID)"
 	skip "$desc_rt (setpriv cannot switch to uid $NOBODY_UID)"
 	skip "$desc_o (setpriv cannot switch to uid $NOBODY_UID)"
@@ -503,14 +354,13 @@ else
 			skip "$d (qmagic not tested)"
 			continue
 		elif [ ! -x "$prog" ]; then
-			not_ok "$d"
-			why "$prog was not converted"
+			not_ok "$d" "$prog was not converted"
 			continue
 		fi
 		if [ -n "$lp" ]; then
-			run nobody "${NOBODY[@]}" env AOUT_LIBRARY_PATH="$lp" "$prog"
+			run "${NOBODY[@]}" env AOUT_LIBRARY_PATH="$lp" "$prog"
 		else
-			run nobody "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH "$prog"
+			run "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH "$prog"
 		fi
 		if [ "$min_addr" -le 4096 ]; then
 			expect "$d" 0 "$HELLO"
@@ -521,10 +371,9 @@ else
 	case " $MAGICS " in
 	*" omagic "*)
 		if [ ! -x "$B/dyn.omagic" ]; then
-			not_ok "$desc_o"
-			why "dyn.omagic was not converted"
+			not_ok "$desc_o" "dyn.omagic was not converted"
 		else
-			run nobody "${NOBODY[@]}" "$B/dyn.omagic"
+			run "${NOBODY[@]}" "$B/dyn.omagic"
 			if [ "$min_addr" -le 0 ]; then
 				expect "$desc_o" 0 "$HELLO"
 			else

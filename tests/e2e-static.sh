@@ -24,145 +24,21 @@
 
 set -u
 
-AOUT2ELF=${AOUT2ELF:-./src/aout2elf}
+. "${srcdir:-.}/tests/lib.sh"
+
 TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
-RUN_TIMEOUT=${AOUT2ELF_TIMEOUT:-30}
-NOBODY_UID=65534
 
-n=0 passed=0 failed=0 skipped=0
-
-ok() {
-	n=$((n + 1)) passed=$((passed + 1))
-	echo "ok $n - $1"
-}
-
-# not_ok DESCRIPTION [REASON...]
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do
-		printf '#   %s\n' "$line"
-	done
-}
-
-skip() {
-	n=$((n + 1)) skipped=$((skipped + 1))
-	echo "ok $n # skip $1"
-}
-
-summary() {
-	echo "$passed passed, $failed failed, $skipped skipped"
-	if [ "$failed" -gt 0 ]; then
-		exit 1
-	elif [ "$passed" -eq 0 ] && [ "$skipped" -gt 0 ]; then
-		exit 77
-	fi
-	exit 0
-}
-
-# show FILE LABEL: the first lines of FILE, for a failure report
-show() {
-	if [ -s "$1" ]; then
-		head -c 2000 "$1" | head -n 8 | sed "s/^/#     $2: /"
-	else
-		echo "#     $2: (empty)"
-	fi
-}
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/e2e-static.XXXXXX") || {
-	echo "not ok 1 - mktemp -d"
-	echo "0 passed, 1 failed, 0 skipped"
-	exit 1
-}
-trap 'rm -rf "$W"' EXIT
+make_workdir e2e-static
 # converted programs go to $B, which the unprivileged user can read
 B=$W/bin
-mkdir "$B" && chmod 755 "$W" "$B"
+mkdir "$B" && chmod 755 "$B"
 
-if command -v timeout >/dev/null 2>&1; then
-	TIMEOUT=(timeout -k 5 "$RUN_TIMEOUT")
-else
-	TIMEOUT=()
-fi
-
-# run TAG COMMAND...: runs COMMAND with stdin from /dev/null; sets st, and
-# OUT and ERR to the files that hold its stdout and stderr
-run() {
-	local tag=$1
-	shift
-	OUT=$W/$tag.out ERR=$W/$tag.err
-	st=0
-	"${TIMEOUT[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || st=$?
-}
-
-# expect DESCRIPTION STATUS STDOUT: checks what run left: exit status
-# STATUS, stdout exactly STDOUT, nothing on stderr
-expect() {
-	local desc=$1 want_st=$2 want_out=$3
-	printf '%s' "$want_out" >"$W/expected"
-	if [ "$st" = "$want_st" ] && cmp -s "$W/expected" "$OUT" && [ ! -s "$ERR" ]; then
-		ok "$desc"
-	else
-		local why="exit status $st, expected $want_st"
-		[ "$st" = 124 ] && [ ${#TIMEOUT[@]} -gt 0 ] && why="$why (timed out after ${RUN_TIMEOUT}s)"
-		not_ok "$desc" "$why" "expected stdout: $(printf '%q' "$want_out")"
-		show "$OUT" stdout
-		show "$ERR" stderr
-	fi
-}
-
-# expect_refusal DESCRIPTION: the converted program must have printed
-# nothing on stdout and one line mentioning vm.mmap_min_addr on stderr,
-# and exited 127
-expect_refusal() {
-	local desc=$1 lines
-	lines=$(grep -c '' "$ERR")
-	if [ "$st" = 127 ] && [ ! -s "$OUT" ] && [ "$lines" = 1 ] &&
-		grep -q 'vm\.mmap_min_addr' "$ERR"; then
-		ok "$desc"
-	else
-		not_ok "$desc" "exit status $st (expected 127), $lines stderr lines (expected 1 mentioning vm.mmap_min_addr)"
-		show "$OUT" stdout
-		show "$ERR" stderr
-	fi
-}
-
-# ---- what this machine allows ----
-min_addr=$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null) || min_addr=
-case $min_addr in
-'' | *[!0-9]*) min_addr=65536 ;;
-esac
-rawio=no
-capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
-if [ -n "$capeff" ] && (((16#$capeff >> 17) & 1)); then
-	rawio=yes # CAP_SYS_RAWIO: may map below vm.mmap_min_addr
-fi
-echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, uid $(id -u), CAP_SYS_RAWIO: $rawio, vm.mmap_min_addr: $min_addr"
-
-# lowest address a converted program of kind M needs
-need_addr() {
-	case $1 in
-	qmagic) echo 4096 ;;
-	*) echo 0 ;;
-	esac
-}
-
-# why_not_run M: prints why converted M programs cannot run here; fails
-# (prints nothing) when they can
-why_not_run() {
-	local need
-	need=$(need_addr "$1")
-	[ "$rawio" = yes ] && return 1
-	[ "$min_addr" -le "$need" ] && return 1
-	echo "needs root (CAP_SYS_RAWIO) or vm.mmap_min_addr <= $need, which is $min_addr"
-}
+print_setup "$TESTDATA"
 
 if [ ! -x "$AOUT2ELF" ]; then
 	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	summary
+	finish
 fi
 
 td_abs=$(cd "$TESTDATA" 2>/dev/null && pwd) || td_abs=$TESTDATA
@@ -186,7 +62,7 @@ runcheck() {
 		not_ok "$desc" "$name was not converted"
 		return
 	fi
-	run "run-$name" "$B/$name" "$@"
+	run "$B/$name" "$@"
 	expect "$desc" "$want_st" "$want_out"
 }
 
@@ -197,30 +73,12 @@ for M in $MAGICS; do
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
 		esac
-		dst=$B/$f.$M
 		desc="$M: aout2elf converts $(basename "$src")"
 		if [ ! -f "$src" ]; then
 			not_ok "$desc" "fixture $src is missing (make check builds it)"
 			continue
 		fi
-		run "conv-$f.$M" "$AOUT2ELF" "$src" "$dst"
-		# quiet: nothing on stdout; on stderr at most "aout2elf: warning:"
-		# lines (it warns when vm.mmap_min_addr keeps users from running it)
-		noisy=no
-		{ [ -s "$OUT" ] || grep -qv '^aout2elf: warning: ' "$ERR"; } && noisy=yes
-		if [ "$st" = 0 ] && [ -f "$dst" ] && [ -x "$dst" ] && [ "$noisy" = no ]; then
-			chmod 755 "$dst"
-			ok "$desc"
-		else
-			why="exit status $st"
-			[ -f "$dst" ] || why="$why, no output file"
-			[ -f "$dst" ] && [ ! -x "$dst" ] && why="$why, output not executable"
-			[ "$noisy" = yes ] && why="$why, printed more than warnings"
-			not_ok "$desc" "$why"
-			show "$OUT" stdout
-			show "$ERR" stderr
-			rm -f "$dst"
-		fi
+		convert "$desc" "$B/$f.$M" "$src"
 	done
 
 	# ---- look at the ELF ----
@@ -284,7 +142,7 @@ for M in $MAGICS; do
 		# what it must do instead: refuse, with one line saying why
 		desc="$M: hello exits 127 with one line about vm.mmap_min_addr here ($reason)"
 		if [ -f "$B/hello.$M" ]; then
-			run "refuse-hello.$M" "$B/hello.$M"
+			run "$B/hello.$M"
 			expect_refusal "$desc"
 		else
 			not_ok "$desc" "hello.$M.aout was not converted"
@@ -305,7 +163,7 @@ for M in $MAGICS; do
 
 	desc="$M: run startup args \"b b\" \"\" with AOUT_TEST=yes"
 	if [ -f "$B/startup.$M" ]; then
-		run "run-startup-args.$M" env AOUT_TEST=yes "$B/startup.$M" args "b b" ""
+		run env AOUT_TEST=yes "$B/startup.$M" args "b b" ""
 		expect "$desc" 0 $'startup: ok\n'
 	else
 		not_ok "$desc" "startup.$M was not converted"
@@ -313,7 +171,7 @@ for M in $MAGICS; do
 
 	desc="$M: run startup with no environment"
 	if [ -f "$B/startup.$M" ]; then
-		run "run-startup-noenv.$M" env -i "$B/startup.$M"
+		run env -i "$B/startup.$M"
 		expect "$desc" 0 $'startup: ok\n'
 	else
 		not_ok "$desc" "startup.$M was not converted"
@@ -353,7 +211,7 @@ unprivileged_check() {
 	else
 		desc="$M: hello as uid $NOBODY_UID exits 127 with one line about vm.mmap_min_addr ($min_addr > $need)"
 	fi
-	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
+	if ! can_drop_privileges; then
 		skip "$desc (needs root and setpriv)"
 		return
 	fi
@@ -368,12 +226,12 @@ unprivileged_check() {
 		not_ok "$desc" "hello.$M.aout was not converted"
 		return
 	fi
-	run "nobody-probe" setpriv --reuid=$NOBODY_UID --regid=$NOBODY_UID --clear-groups true
+	run "${NOBODY[@]}" true
 	if [ "$st" != 0 ]; then
 		skip "$desc (setpriv cannot switch to uid $NOBODY_UID)"
 		return
 	fi
-	run "nobody-hello.$M" setpriv --reuid=$NOBODY_UID --regid=$NOBODY_UID --clear-groups "$B/hello.$M"
+	run "${NOBODY[@]}" "$B/hello.$M"
 	if [ "$min_addr" -le "$need" ]; then
 		expect "$desc" 0 $'hello from a.out\n'
 	else
@@ -384,4 +242,4 @@ unprivileged_check() {
 unprivileged_check zmagic
 unprivileged_check qmagic
 
-summary
+finish

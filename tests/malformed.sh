@@ -34,6 +34,7 @@ TABLE=${srcdir:-.}/tests/malformed/expected.txt
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/malformed.XXXXXX") || exit 99
 tmp=$(cd "$tmp" && pwd -P)
 chmod 755 "$tmp"
+W=$tmp # where run keeps what the programs print
 bg_pid=
 cleanup() {
 	[ -n "$bg_pid" ] && kill "$bg_pid" 2>/dev/null && wait "$bg_pid" 2>/dev/null
@@ -41,11 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if command -v timeout >/dev/null 2>&1; then
-	TO=(timeout -k 5 30)
-else
-	TO=()
-fi
+set_timeout 30
 
 in=$tmp/in       # the crafted files (gen writes them)
 orig=$tmp/orig   # copies, to check that nothing changed them
@@ -54,21 +51,14 @@ mkdir "$out" && chmod 755 "$out"
 
 # ---- helpers ----
 
-# run CMD...: stdout to $OUT, stderr to $ERR, status to $st
-OUT=$tmp/run.out ERR=$tmp/run.err
-run() {
-	st=0
-	"${TO[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || st=$?
-}
+# run CMD... (tests/lib.sh): stdout in $OUT, stderr in $ERR, status in $st
 
 # Each check collects what is wrong in why[]; conclude turns it into one
 # ok or not ok line.
 why=()
 want_status() {
 	[ "$st" = "$1" ] && return
-	local extra=
-	[ "$st" = 124 ] && [ ${#TO[@]} -gt 0 ] && extra=" (timed out)"
-	why+=("exit status $st$extra, expected $1")
+	why+=("$(run_status), expected $1")
 }
 want_err() { # the exact single line LINE on stderr
 	printf '%s\n' "$1" >"$tmp/want.err"
@@ -100,26 +90,12 @@ want_no_temp() { # no .NAME.aout2elf-XXXXXX in the folder
 	}
 }
 want_same() { cmp -s "$1" "$2" || why+=("$2 was changed"); }
-show() {
-	local f label
-	for f in OUT ERR; do
-		label=stdout
-		[ $f = ERR ] && label=stderr
-		if [ -s "${!f}" ]; then
-			head -c 2000 "${!f}" | head -n 6 | sed "s/^/#     $label: /"
-		fi
-	done
-}
 conclude() {
 	if [ ${#why[@]} -eq 0 ]; then
 		ok "$1"
 	else
-		not_ok "$1"
-		local l
-		for l in "${why[@]}"; do
-			printf '#   %s\n' "$l"
-		done
-		show
+		not_ok "$1" "${why[@]}"
+		show_output
 	fi
 	why=()
 }
@@ -241,10 +217,9 @@ expect_input_error "a symlink to a folder as INPUT" "$tmp/folder-link" "is a dir
 
 if mkfifo "$tmp/fifo" 2>/dev/null; then
 	# timeout 10: a converter that blocks in open() or read() fails here
-	TO_SAVE=("${TO[@]}")
-	[ ${#TO[@]} -gt 0 ] && TO=(timeout -k 2 10)
+	set_timeout 10
 	expect_input_error "a FIFO without a writer as INPUT, at once" "$tmp/fifo" "not a regular file"
-	TO=("${TO_SAVE[@]}")
+	set_timeout 30
 	check "the FIFO is still a FIFO" test -p "$tmp/fifo"
 else
 	skip "mkfifo is not possible here"
@@ -374,14 +349,14 @@ if can_drop_privileges && as_nobody "$AOUT2ELF" --version >/dev/null 2>&1; then
 	cp "$good" "$spec/unreadable"
 	chmod 000 "$spec/unreadable"
 	mkdir "$spec/pub" && chmod 777 "$spec/pub"
-	run setpriv --reuid=65534 --regid=65534 --clear-groups "$AOUT2ELF" "$spec/unreadable" "$spec/pub/o"
+	run "${NOBODY[@]}" "$AOUT2ELF" "$spec/unreadable" "$spec/pub/o"
 	want_status 1
 	want_err "aout2elf: $spec/unreadable: Permission denied"
 	want_absent "$spec/pub/o"
 	conclude "an unreadable INPUT (as uid 65534)"
 	cp "$good" "$spec/pub/in" && chmod 644 "$spec/pub/in"
 	mkdir "$spec/ro" && chmod 755 "$spec/ro"
-	run setpriv --reuid=65534 --regid=65534 --clear-groups "$AOUT2ELF" "$spec/pub/in" "$spec/ro/o"
+	run "${NOBODY[@]}" "$AOUT2ELF" "$spec/pub/in" "$spec/ro/o"
 	want_status 1
 	want_err "aout2elf: $spec/ro/o: cannot create a file beside it: Permission denied"
 	want_absent "$spec/ro/o"

@@ -53,6 +53,7 @@
 
 #define AT_NULL 0
 #define AT_EXECFN 31
+#define AT_SYSINFO 32
 
 #define SIGSYS 31
 #define SA_SIGINFO 0x4
@@ -63,6 +64,7 @@ void stub_sigreturn(void);
 
 extern const struct stub_header __stub_header;
 uint32_t stub_jump_target;
+uint32_t stub_sysinfo; /* __kernel_vsyscall: sysenter/syscall, not int $0x80 */
 
 #define PAGE_UP(x) (((x) + STUB_PAGE - 1) & ~(STUB_PAGE - 1))
 
@@ -191,6 +193,43 @@ static void map_image(void)
 /* ---- brk emulation, for when the kernel will not take our brk ---- */
 
 static uint32_t emu_brk;
+/*
+ * Hybrid brk (PROTO): the kernel's brk starts at PRCTL_MIN (64 KiB), the
+ * pages from the a.out brk up to there are mapped at start, and only brk
+ * calls whose argument is at most PRCTL_MIN are trapped: they are
+ * answered here; everything above is the kernel's own brk.
+ */
+#define PRCTL_MIN 0x10000u
+#define NR_madvise 219
+#define MADV_DONTNEED 4
+static int hybrid_brk;
+
+static uint32_t heap_prot(void)
+{
+	return STUB_PROT_R | STUB_PROT_W |
+	       ((plan->flags & STUB_F_NOEXEC) ? 0 : STUB_PROT_X);
+}
+
+static uint32_t brk_hybrid(uint32_t want)
+{
+	uint32_t kbrk = (uint32_t)stub_syscall(NR_brk, 0, 0, 0, 0, 0, 0);
+	uint32_t cur = kbrk > PRCTL_MIN ? kbrk : emu_brk;
+
+	if (want > PRCTL_MIN) /* trapped by a filter of a converted parent */
+		return (uint32_t)stub_syscall(NR_brk, (long)want, 0, 0, 0, 0, 0);
+	if (want < plan->end_data)
+		return cur;
+	if (kbrk > PRCTL_MIN)
+		stub_syscall(NR_brk, PRCTL_MIN, 0, 0, 0, 0, 0);
+	uint32_t old_top = PAGE_UP(cur > PRCTL_MIN ? PRCTL_MIN : cur);
+	uint32_t new_top = PAGE_UP(want);
+
+	if (new_top < old_top) /* given back: zero when it comes back */
+		stub_syscall(NR_madvise, (long)new_top, (long)(old_top - new_top),
+			     MADV_DONTNEED, 0, 0, 0);
+	emu_brk = want;
+	return want;
+}
 
 /* The kernel's sys_brk, applied to anonymous pages we own. */
 static uint32_t brk_emulate(uint32_t want)
@@ -452,7 +491,9 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 	int nr = *(int *)((char *)info + 16); /* si_syscall */
 
 	(void)sig;
-	if (nr == NR_brk && emulating_brk)
+	if (nr == NR_brk && hybrid_brk)
+		g[REG_EAX] = brk_hybrid(g[REG_EBX]);
+	else if (nr == NR_brk && emulating_brk)
 		g[REG_EAX] = brk_emulate(g[REG_EBX]);
 	else if (nr == NR_uselib && (plan->flags & STUB_F_DYNAMIC))
 		g[REG_EAX] = (uint32_t)do_uselib((const char *)g[REG_EBX]);
@@ -509,9 +550,11 @@ struct sock_fprog {
  */
 struct trap_rule {
 	uint32_t nr, ip_lo, ip_hi;
+	uint32_t arg_max; /* trapped only when args[0] <= arg_max */
 };
 
-#define RULE_INSNS 6
+#define RULE_INSNS 8
+#define BPF_JGT_K 0x25
 
 static void install_traps(const struct trap_rule *rules, unsigned n)
 {
@@ -523,10 +566,12 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 				       AUDIT_ARCH_I386 };
 	for (unsigned i = 0; i < n; i++) {
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 0 }; /* nr */
-		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 4, rules[i].nr };
+		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 6, rules[i].nr };
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 8 }; /* ip */
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 2, rules[i].ip_lo };
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 1, 0, rules[i].ip_hi };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 4, rules[i].ip_lo };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 3, 0, rules[i].ip_hi };
+		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 16 }; /* args[0] */
+		f[k++] = (struct sock_filter){ BPF_JGT_K, 1, 0, rules[i].arg_max };
 		f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP };
 	}
 	f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
@@ -544,7 +589,7 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 
 static void install_ldso_traps(const struct stub_lib *l)
 {
-	struct trap_rule r = { NR_open, l->start, l->start + l->len };
+	struct trap_rule r = { NR_open, l->start, l->start + l->len, 0xffffffffu };
 
 	install_traps(&r, 1);
 	ldso_trapped = 1;
@@ -562,10 +607,47 @@ struct prctl_mm_map {
  * Step 2: brk.  The kernel put brk after the stub, maybe randomized;
  * PR_SET_MM_MAP moves it to the a.out value without privileges.  The
  * kernel refuses any field below the LSM's mmap_min_addr (64 KiB on most
- * kernels), so low code and data fields are replaced by harmless ones,
- * and a brk that low is emulated through a seccomp trap instead.
+ * kernels), so fields that low are raised to 64 KiB: for code that only
+ * shows in /proc/PID/stat; for the data end it means brk cannot shrink
+ * below 64 KiB, into bss, which the a.out loader would have allowed.
+ *
+ * A brk below 64 KiB is "hybrid": the kernel's brk is set to 64 KiB with
+ * the pages up to it mapped, and only brk calls with an argument of at
+ * most 64 KiB are trapped and answered by brk_hybrid; a heap that grows
+ * past 64 KiB is the kernel's own from there, at no cost per call.  The
+ * one difference from the a.out loader: while brk is below 64 KiB, the
+ * pages between it and 64 KiB are accessible.
  */
-#define PRCTL_MIN 0x10000u
+static uint32_t at_least_prctl_min(uint32_t v)
+{
+	return v < PRCTL_MIN ? PRCTL_MIN : v;
+}
+
+static long set_mm(struct prctl_mm_map *m)
+{
+	return stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m,
+			    sizeof *m, 0, 0);
+}
+
+static int set_hybrid_brk(struct prctl_mm_map *m)
+{
+	uint32_t top = PAGE_UP(plan->brk);
+
+	if (top < PRCTL_MIN &&
+	    (uint32_t)stub_syscall(NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
+				   (long)heap_prot(),
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				   -1, 0) != top)
+		return -1;
+	m->start_brk = m->brk = PRCTL_MIN;
+	if (set_mm(m) == 0) {
+		hybrid_brk = 1;
+		return 0;
+	}
+	if (top < PRCTL_MIN)
+		stub_syscall(NR_munmap, (long)top, (long)(PRCTL_MIN - top), 0, 0, 0, 0);
+	return -1;
+}
 
 static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		    uint32_t env_end)
@@ -575,10 +657,9 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		.start_code = code_low ? STUB_BASE : plan->start_code,
 		.end_code = code_low ? STUB_BASE + __stub_header.filesz :
 				       plan->end_code,
-		.start_data = plan->start_data < PRCTL_MIN ? plan->end_data :
-							      plan->start_data,
-		.end_data = plan->end_data,
-		.start_brk = plan->start_brk,
+		.start_data = at_least_prctl_min(plan->start_data),
+		.end_data = at_least_prctl_min(plan->end_data),
+		.start_brk = at_least_prctl_min(plan->start_brk),
 		.brk = plan->brk,
 		.start_stack = stack,
 		.arg_start = arg_start,
@@ -588,10 +669,11 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		.exe_fd = (uint32_t)-1,
 	};
 
-	if (plan->end_data >= PRCTL_MIN &&
-	    stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)&m, sizeof m,
-			 0, 0) == 0)
+	if (plan->brk >= PRCTL_MIN && set_mm(&m) == 0)
 		return;
+	if (plan->brk < PRCTL_MIN)
+		set_hybrid_brk(&m);
+	/* hybrid, or the kernel refused: brk calls are trapped */
 	emu_brk = plan->brk;
 	emulating_brk = 1;
 }
@@ -635,6 +717,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	for (uint32_t *av = (uint32_t *)(envp + envc + 1); av[0] != AT_NULL; av += 2)
 		if (av[0] == AT_EXECFN)
 			execfn = av[1];
+		else if (av[0] == AT_SYSINFO)
+			stub_sysinfo = av[1];
 
 	/* Where exec put the strings: the a.out loader's bprm->p. */
 	uint32_t strings = argc ? (uint32_t)argv[0] :
@@ -669,13 +753,16 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	unsigned nrules = 0;
 
 	if (plan->flags & STUB_F_DYNAMIC)
-		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT };
+		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
+						      0xffffffffu };
 	if (emulating_brk) {
+		uint32_t arg_max = hybrid_brk ? PRCTL_MIN : 0xffffffffu;
+
 		rules[nrules++] = (struct trap_rule){ NR_brk, plan->trap_lo,
-						      plan->trap_hi };
+						      plan->trap_hi, arg_max };
 		if (plan->lib_hi > plan->lib_lo)
 			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
-							      plan->lib_hi };
+							      plan->lib_hi, arg_max };
 	}
 	if (nrules)
 		install_traps(rules, nrules);

@@ -48,8 +48,12 @@ stub_syscall:
 	movl	36(%esp), %esi
 	movl	40(%esp), %edi
 	movl	44(%esp), %ebp
-	int	$0x80
-	popl	%ebx
+	cmpl	$0, stub_sysinfo	/* the vDSO's __kernel_vsyscall, if any */
+	je	1f
+	call	*stub_sysinfo
+	jmp	2f
+1:	int	$0x80
+2:	popl	%ebx
 	popl	%esi
 	popl	%edi
 	popl	%ebp
