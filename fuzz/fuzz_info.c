@@ -43,18 +43,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!p || !set || !out)
 		abort();
-	if (aout_parse(data, size, &a, &d) == 0 &&
-	    plan_build(&a, &opt, p, &d) == 0) {
+	int parsed = aout_parse(data, size, &a, &d) == 0;
+
+	if (parsed && plan_build(&a, &opt, p, &d) == 0) {
 		fuzz_libset(&a, p, data, size, (sel >> 3) & 1,
 			    PLAN_LIB_WINDOW_LO + ((sel >> 4) & 0xff) * 0x10000u,
 			    set);
 		if (plan_add_libs(p, set, &opt, dirs, 1, &d))
 			abort();
 		info_print(out, "fuzz.aout", &a, p, set);
-	} else if (aout_parse_kind(data, size, AOUT_SHLIB, &a, &d) == 0 &&
-		   libs_is_library(&a)) {
-		/* what main.c's info() falls back to: a shared library */
-		info_print_library(out, "fuzz.so", &a);
+	} else {
+		/*
+		 * What main.c's info() falls back to: a shared library.  The
+		 * program's symbols go first (aout_parse_kind clears *a).
+		 */
+		if (parsed)
+			aout_free(&a);
+		if (aout_parse_kind(data, size, AOUT_SHLIB, &a, &d) == 0 &&
+		    libs_is_library(&a))
+			info_print_library(out, "fuzz.so", &a);
 	}
 	if (fclose(out))
 		abort();

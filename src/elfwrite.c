@@ -260,9 +260,16 @@ static int build_symbols(const struct aout *a, const struct sections *sec,
 		if (pass == 0)
 			y->nlocal = y->nsym;
 	}
-	/* The ELF .stab header entry: n_desc = count, n_value = string bytes. */
+	/*
+	 * The ELF .stab header entry: n_desc = count, n_value = string bytes.
+	 * n_desc has 16 bits; readers (gdb) go by the section size, so a count
+	 * beyond that is written as 0xffff.
+	 */
 	unsigned char *h = y->stab;
 	uint32_t count = (uint32_t)(y->nstab - 1), strsz = a->str_size;
+
+	if (count > 0xffff)
+		count = 0xffff;
 	memset(h, 0, AOUT_NLIST_SIZE);
 	h[6] = count & 0xff;
 	h[7] = (count >> 8) & 0xff;
