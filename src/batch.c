@@ -195,23 +195,13 @@ static void set_status(struct conv_result *r, enum conv_status s,
 	snprintf(r->reason, sizeof r->reason, "%s", reason);
 }
 
-/* Looks at the header: a.out by content, not by name.  *entry: a_entry. */
-static int looks_like_aout(const char *path, struct conv_result *r,
-			   uint32_t *entry)
+/* a.out by content, not by name: the magic and the machine. */
+static int looks_like_aout(const struct input *in, struct conv_result *r)
 {
-	unsigned char h[32] = { 0 };
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	ssize_t got = fd < 0 ? -1 : read(fd, h, sizeof h);
-	unsigned magic, machine;
+	const uint8_t *h = in->buf;
+	unsigned magic = in->size >= 4 ? (unsigned)(h[0] | h[1] << 8) : 0;
+	unsigned machine = in->size >= 4 ? h[2] : 0xff;
 
-	if (fd >= 0)
-		close(fd);
-	if (got < 0) {
-		set_status(r, CONV_FAILED, strerror(errno));
-		return 0;
-	}
-	magic = got >= 4 ? (unsigned)(h[0] | h[1] << 8) : 0;
-	machine = got >= 4 ? h[2] : 0xff;
 	if ((magic != AOUT_OMAGIC && magic != AOUT_NMAGIC && magic != AOUT_ZMAGIC &&
 	     magic != AOUT_QMAGIC) ||
 	    (machine != AOUT_M_386 && machine != AOUT_M_OLD)) {
@@ -219,26 +209,43 @@ static int looks_like_aout(const char *path, struct conv_result *r,
 		return 0;
 	}
 	snprintf(r->format, sizeof r->format, "%s", aout_magic_name(magic));
-	*entry = (uint32_t)h[20] | (uint32_t)h[21] << 8 | (uint32_t)h[22] << 16 |
-		 (uint32_t)h[23] << 24;
 	return 1;
 }
 
-/* An a.out shared library is not a program: it is input for -L. */
-static int is_shared_library(const char *path)
+/* The first bytes of path, enough for looks_like_aout; 0 on success. */
+static int peek_header(const char *path, struct input *in)
 {
-	struct input in;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	ssize_t got;
+
+	memset(in, 0, sizeof *in);
+	in->buf = calloc(1, AOUT_HEADER_SIZE);
+	if (fd < 0 || !in->buf) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	got = read(fd, in->buf, AOUT_HEADER_SIZE);
+	close(fd);
+	in->size = got > 0 ? (size_t)got : 0;
+	return 0;
+}
+
+/* An a.out shared library is not a program: it is input for -L. */
+static int is_shared_library(const struct input *in)
+{
 	struct aout a;
-	struct diag d;
 	int lib = 0;
 
-	if (input_read(path, &in, &d))
+	/* programs start below 0x40000000, jump-table libraries above */
+	if (in->size < AOUT_HEADER_SIZE ||
+	    (uint32_t)(in->buf[20] | in->buf[21] << 8 | in->buf[22] << 16 |
+		       (uint32_t)in->buf[23] << 24) < 0x40000000u)
 		return 0;
-	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
+	if (aout_parse_kind(in->buf, in->size, AOUT_SHLIB, &a, NULL) == 0) {
 		lib = libs_is_library(&a);
 		aout_free(&a);
 	}
-	input_free(&in);
 	return lib;
 }
 
@@ -269,31 +276,42 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		set_status(r, CONV_SKIPPED, "not a regular file");
 		return;
 	}
-	uint32_t entry = 0;
+	struct input input;
+	struct diag d;
 
-	if (!looks_like_aout(e->input, r, &entry))
-		return;
-	/* Programs start below 0x40000000; jump-table libraries above. */
-	if (entry >= 0x40000000u && is_shared_library(e->input)) {
-		set_status(r, CONV_SKIPPED,
-			   "an a.out shared library, not a program (use it with -L)");
-		return;
-	}
+	/* Up to date: a rerun over an archive reads only the headers. */
 	if (!o.force && stat(e->output, &out) == 0 &&
 	    !newer(&in.st_mtim, &out.st_mtim)) {
-		set_status(r, CONV_UP_TO_DATE, "");
+		if (peek_header(e->input, &input) != 0)
+			set_status(r, CONV_FAILED, strerror(errno));
+		else if (looks_like_aout(&input, r))
+			set_status(r, CONV_UP_TO_DATE, "");
+		input_free(&input);
+		return;
+	}
+	if (input_read(e->input, &input, &d)) {
+		set_status(r, CONV_FAILED, d.msg);
+		return;
+	}
+	if (!looks_like_aout(&input, r) || is_shared_library(&input)) {
+		if (r->status != CONV_SKIPPED)
+			set_status(r, CONV_SKIPPED, "an a.out shared library, not "
+				   "a program (use it with -L)");
+		input_free(&input);
 		return;
 	}
 	if (make_parents(e->output) < 0) {
 		set_status(r, CONV_FAILED, strerror(errno));
 		r->reason_is_output = 1;
+		input_free(&input);
 		return;
 	}
+
 	char format[sizeof r->format];
 
 	memcpy(format, r->format, sizeof format);
 	o.force = 1; /* the output is older than its input: replace it */
-	if (conv_file(e->input, e->output, &o, r) && !r->format[0])
+	if (conv_input(&input, e->output, &o, r) && !r->format[0])
 		memcpy(r->format, format, sizeof format);
 }
 

@@ -17,12 +17,9 @@ void conv_job_free(struct conv_job *j)
  * Reads and plans one input with its libraries; missing libraries are
  * fatal only when they would be embedded.
  */
-int conv_load(const char *path, const struct conv_options *o, int missing_ok,
-	      struct conv_job *j, struct diag *d)
+int conv_prepare(struct conv_job *j, const struct conv_options *o,
+		 int missing_ok, struct diag *d)
 {
-	memset(j, 0, sizeof *j);
-	if (input_read(path, &j->in, d))
-		return -1;
 	if (aout_parse(j->in.buf, j->in.size, &j->a, d) ||
 	    plan_build(&j->a, &o->plan, &j->p, d) ||
 	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
@@ -32,6 +29,15 @@ int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 		return -1;
 	}
 	return 0;
+}
+
+int conv_load(const char *path, const struct conv_options *o, int missing_ok,
+	      struct conv_job *j, struct diag *d)
+{
+	memset(j, 0, sizeof *j);
+	if (input_read(path, &j->in, d))
+		return -1;
+	return conv_prepare(j, o, missing_ok, d);
 }
 
 const char *conv_status_name(enum conv_status s)
@@ -94,17 +100,18 @@ static void warnings(const char *dst, const struct conv_job *j,
 				j->libs.libs[i].name);
 }
 
-int conv_file(const char *src, const char *dst, const struct conv_options *o,
-	      struct conv_result *r)
+int conv_input(struct input *in, const char *dst, const struct conv_options *o,
+	       struct conv_result *r)
 {
-	struct conv_job j;
+	struct conv_job j = { .in = *in };
 	struct output out;
 	struct diag d;
 
+	memset(in, 0, sizeof *in); /* the job owns the buffer now */
 	memset(r, 0, sizeof *r);
 	r->dynamic = -1;
 	r->status = CONV_FAILED;
-	if (conv_load(src, o, o->plan.no_embed_libs, &j, &d)) {
+	if (conv_prepare(&j, o, o->plan.no_embed_libs, &d)) {
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
 		return -1;
 	}
@@ -122,6 +129,22 @@ int conv_file(const char *src, const char *dst, const struct conv_options *o,
 	r->status = CONV_CONVERTED;
 	conv_job_free(&j);
 	return 0;
+}
+
+int conv_file(const char *src, const char *dst, const struct conv_options *o,
+	      struct conv_result *r)
+{
+	struct input in;
+	struct diag d;
+
+	if (input_read(src, &in, &d)) {
+		memset(r, 0, sizeof *r);
+		r->dynamic = -1;
+		r->status = CONV_FAILED;
+		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		return -1;
+	}
+	return conv_input(&in, dst, o, r);
 }
 
 int conv_to_fd(const char *src, int fd, const struct conv_options *o,

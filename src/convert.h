@@ -55,11 +55,17 @@ struct conv_job {
 
 int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d);
+/* The same for j->in, already read; frees j on failure. */
+int conv_prepare(struct conv_job *j, const struct conv_options *o,
+		 int missing_ok, struct diag *d);
 void conv_job_free(struct conv_job *j);
 
 /* 0 converted, -1 failed; r is filled in either way. */
 int conv_file(const char *src, const char *dst, const struct conv_options *o,
 	      struct conv_result *r);
+/* The same for an input already read, whose buffer it takes over. */
+int conv_input(struct input *in, const char *dst, const struct conv_options *o,
+	       struct conv_result *r);
 
 /* Writes the converted program to fd (for --exec); -1 with *d on failure. */
 int conv_to_fd(const char *src, int fd, const struct conv_options *o,

@@ -112,11 +112,15 @@ int output_open(const char *path, const struct stat *input, int force,
 
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	if (stat(path, &st) == 0 && st.st_dev == input->st_dev &&
-	    st.st_ino == input->st_ino)
-		return diag_set(d, "is the input file; refusing to overwrite it");
 	if (lstat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
+		struct stat target = st;
+
+		/* through a symbolic link too: stat what it points to */
+		if (S_ISLNK(st.st_mode) && stat(path, &target) != 0)
+			target.st_ino = 0;
+		if (target.st_dev == input->st_dev && target.st_ino == input->st_ino)
+			return diag_set(d, "is the input file; refusing to overwrite it");
+		if (S_ISDIR(target.st_mode) && !S_ISLNK(st.st_mode))
 			return diag_set(d, "is a directory");
 		if (!force)
 			return diag_set(d, "already exists (use -f to replace it)");

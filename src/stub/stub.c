@@ -618,6 +618,8 @@ struct prctl_mm_map {
  * shows in /proc/PID/stat; for the data end it means brk cannot shrink
  * below 64 KiB, into bss, which the a.out loader would have allowed.
  *
+ * The exact values are tried first, for kernels whose floor is lower.
+ *
  * A brk below 64 KiB is "hybrid": the kernel's brk is set to 64 KiB with
  * the pages up to it mapped, and only brk calls with an argument of at
  * most 64 KiB are trapped and answered by brk_hybrid; a heap that grows
@@ -664,9 +666,9 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		.start_code = code_low ? STUB_BASE : plan->start_code,
 		.end_code = code_low ? STUB_BASE + __stub_header.filesz :
 				       plan->end_code,
-		.start_data = at_least_prctl_min(plan->start_data),
-		.end_data = at_least_prctl_min(plan->end_data),
-		.start_brk = at_least_prctl_min(plan->start_brk),
+		.start_data = plan->start_data,
+		.end_data = plan->end_data,
+		.start_brk = plan->start_brk,
 		.brk = plan->brk,
 		.start_stack = stack,
 		.arg_start = arg_start,
@@ -676,6 +678,12 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 		.exe_fd = (uint32_t)-1,
 	};
 
+	/* Exact, where the kernel's floor is lower than 64 KiB; then raised. */
+	if (plan->start_data >= 0x1000 && set_mm(&m) == 0)
+		return;
+	m.start_data = at_least_prctl_min(plan->start_data);
+	m.end_data = at_least_prctl_min(plan->end_data);
+	m.start_brk = at_least_prctl_min(plan->start_brk);
 	if (plan->brk >= PRCTL_MIN && set_mm(&m) == 0)
 		return;
 	if (plan->brk < PRCTL_MIN)
