@@ -71,7 +71,7 @@ FIXTURE_CHILDREN = testdata/child32 testdata/child64
 FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
 
-check_DATA = $(FIXTURES)
+check_DATA = $(FIXTURES) $(EIO_SHIM)
 CLEANFILES += $(FIXTURES)
 EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
 	tests/e2e-dynamic.sh

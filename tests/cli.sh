@@ -99,6 +99,17 @@ else
 	skip "needs root to mount a small tmpfs"
 fi
 
+# --- output safety: a disk that fails (EIO), through an LD_PRELOAD shim ---
+if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep -q libasan; then
+	echo keep > "$tmp/eio-keep"
+	run_capture "$tmp/eio" env LD_PRELOAD=./tests/eio.so "$AOUT2ELF" -f "$hello" "$tmp/eio-keep"
+	check "EIO while writing: exit 1 and the reason" sh -c "test \$(cat '$tmp/eio.rc') = 1 && grep -qx 'aout2elf: $tmp/eio-keep: write error: Input/output error' '$tmp/eio.err'"
+	check "EIO while writing: the existing output is intact" test "$(cat "$tmp/eio-keep")" = keep
+	check "EIO while writing: no temporary file left" test -z "$(find "$tmp" -maxdepth 1 -name '.*.aout2elf-*')"
+else
+	skip "EIO shim: not built, or the converter is built with AddressSanitizer"
+fi
+
 # --- the converter itself is hardened ---
 bin=$(command -v "$AOUT2ELF")
 if readelf -h "$bin" 2>/dev/null | grep -q 'Type:.*DYN'; then
