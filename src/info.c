@@ -147,7 +147,7 @@ void info_print_library(FILE *out, const char *name, const struct aout *a)
 	fprintf(out, "  Loads at:         0x%08x-0x%08llx (text and data rwx, "
 		     "bss from 0x%08llx)\n", aout_lib_start(a),
 		(unsigned long long)end,
-		(unsigned long long)(aout_lib_start(a) + len));
+		(unsigned long long)aout_lib_start(a) + len);
 	if (!n)
 		fprintf(out, "  Needs:            no other library\n");
 	for (size_t i = 0; i < n; i++) {

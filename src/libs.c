@@ -142,12 +142,16 @@ static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 		diag_set(d, "out of memory");
 		return -1;
 	}
-	list[0] = 0;
+	size_t used = 0;
+
 	for (size_t i = 0; i < ndirs; i++) {
-		strcat(list, dirs[i]);
-		strcat(list, ":");
+		size_t n = strlen(dirs[i]);
+
+		memcpy(list + used, dirs[i], n);
+		list[used + n] = ':';
+		used += n + 1;
 	}
-	strcat(list, libs_customary_dirs);
+	memcpy(list + used, libs_customary_dirs, sizeof libs_customary_dirs);
 	memcpy(searched, list, cap);
 	for (char *dir = strtok_r(list, ":", &save); dir && rc > 0;
 	     dir = strtok_r(NULL, ":", &save)) {

@@ -189,7 +189,8 @@ static int parse_jobs(const char *s, int *jobs)
 
 static void on_fatal_signal(int sig)
 {
-	output_remove_temp_on_signal();
+	/* it only calls unlink(2), which is async-signal-safe */
+	output_remove_temp_on_signal(); // NOLINT(bugprone-signal-handler)
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
