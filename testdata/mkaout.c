@@ -343,6 +343,73 @@ static void write_all(int fd, const void *p, size_t n)
 	}
 }
 
+/*
+ * Visits every symbol named name in the symbol table; 0 when there is
+ * none (a stripped input).
+ */
+static size_t for_each_symbol(const char *name,
+			      void (*visit)(const GElf_Sym *sym, void *ctx),
+			      void *ctx)
+{
+	Elf_Scn *s = NULL;
+	size_t found = 0;
+
+	while ((s = elf_nextscn(job.elf, s)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(s, &sh))
+			fail_elf("gelf_getshdr");
+		if (sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
+			continue;
+		Elf_Data *d = elf_getdata(s, NULL);
+		if (!d)
+			fail_elf("elf_getdata(.symtab)");
+		for (size_t k = 1; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)k, &sym))
+				fail_elf("gelf_getsym");
+			const char *n = elf_strptr(job.elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				visit(&sym, ctx);
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
+struct end_ctx {
+	uint64_t alloc_hi, end;
+};
+
+/* _end, if global, must not be below the end of the sections. */
+static void visit_end(const GElf_Sym *sym, void *ctx)
+{
+	struct end_ctx *c = ctx;
+
+	if (GELF_ST_BIND(sym->st_info) == STB_LOCAL)
+		return;
+	if (sym->st_value < c->alloc_hi)
+		fail("%s: _end 0x%llx is below the end of the sections 0x%llx",
+		     job.in, (unsigned long long)sym->st_value,
+		     (unsigned long long)c->alloc_hi);
+	c->end = sym->st_value;
+}
+
+struct brk_ctx {
+	uint64_t dataddr, data_hi, brk;
+};
+
+/* aout_expected_brk: a uint32_t in initialised data, patched with brk. */
+static void visit_brk(const GElf_Sym *sym, void *ctx)
+{
+	struct brk_ctx *c = ctx;
+
+	if (sym->st_value < c->dataddr || sym->st_value + 4 > c->data_hi ||
+	    (sym->st_size != 0 && sym->st_size != 4))
+		fail("%s: %s must be a uint32_t in initialised data", job.in, BRK_SYMBOL);
+	put32(job.data + (sym->st_value - c->dataddr), (uint32_t)c->brk);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned magic = 0;
@@ -473,34 +540,10 @@ int main(int argc, char **argv)
 		a_data = round_up(a_data, PAGE);
 	uint64_t bssaddr = dataddr + a_data; /* N_BSSADDR */
 
-	uint64_t end = alloc_hi;
-	{
-		/* _end from the symbol table, if there is one */
-		Elf_Scn *s = NULL;
-		while ((s = elf_nextscn(job.elf, s)) != NULL) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(s, &sh))
-				fail_elf("gelf_getshdr");
-			if (sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
-				continue;
-			Elf_Data *d = elf_getdata(s, NULL);
-			if (!d)
-				fail_elf("elf_getdata(.symtab)");
-			for (size_t k = 1; k < sh.sh_size / sh.sh_entsize; k++) {
-				GElf_Sym sym;
-				if (!gelf_getsym(d, (int)k, &sym))
-					fail_elf("gelf_getsym");
-				const char *n = elf_strptr(job.elf, sh.sh_link, sym.st_name);
-				if (n && !strcmp(n, "_end") && GELF_ST_BIND(sym.st_info) != STB_LOCAL) {
-					if (sym.st_value < alloc_hi)
-						fail("%s: _end 0x%llx is below the end of the sections 0x%llx",
-						     job.in, (unsigned long long)sym.st_value,
-						     (unsigned long long)alloc_hi);
-					end = sym.st_value;
-				}
-			}
-		}
-	}
+	/* _end from the symbol table, if there is one */
+	struct end_ctx endc = { alloc_hi, alloc_hi };
+	for_each_symbol("_end", visit_end, &endc);
+	uint64_t end = endc.end;
 	uint64_t a_bss = end > bssaddr ? end - bssaddr : 0;
 	uint64_t brk = bssaddr + a_bss;
 
@@ -514,7 +557,6 @@ int main(int argc, char **argv)
 	/* ---- the images ---- */
 	job.text = zalloc(a_text);
 	job.data = zalloc(a_data);
-	int patched = 0;
 	scn = NULL;
 	while ((scn = elf_nextscn(job.elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -534,30 +576,8 @@ int main(int argc, char **argv)
 	}
 
 	/* aout_expected_brk */
-	scn = NULL;
-	while ((scn = elf_nextscn(job.elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			fail_elf("gelf_getshdr");
-		if (sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d)
-			fail_elf("elf_getdata(.symtab)");
-		for (size_t k = 1; k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)k, &sym))
-				fail_elf("gelf_getsym");
-			const char *n = elf_strptr(job.elf, sh.sh_link, sym.st_name);
-			if (!n || strcmp(n, BRK_SYMBOL))
-				continue;
-			if (sym.st_value < dataddr || sym.st_value + 4 > data_hi ||
-			    (sym.st_size != 0 && sym.st_size != 4))
-				fail("%s: %s must be a uint32_t in initialised data", job.in, BRK_SYMBOL);
-			put32(job.data + (sym.st_value - dataddr), (uint32_t)brk);
-			patched++;
-		}
-	}
+	struct brk_ctx brkc = { dataddr, data_hi, brk };
+	int patched = (int)for_each_symbol(BRK_SYMBOL, visit_brk, &brkc);
 	if (patched > 1)
 		fail("%s: %s is defined more than once", job.in, BRK_SYMBOL);
 
