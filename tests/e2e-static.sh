@@ -66,9 +66,17 @@ runcheck() {
 	expect "$desc" "$want_st" "$want_out"
 }
 
+# syscall user dispatch: Linux 5.11 and later
+have_dispatch=no
+case $(uname -r) in
+[0-4].* | 5.[0-9] | 5.[0-9][.-]* | 5.10 | 5.10[.-]*) ;;
+*) have_dispatch=yes ;;
+esac
+GREP=$(command -v grep)
+
 for M in $MAGICS; do
 	# ---- convert ----
-	for f in hello hello.stripped startup sigsegv forkexec; do
+	for f in hello hello.stripped startup sigsegv forkexec traps; do
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
@@ -149,7 +157,9 @@ for M in $MAGICS; do
 		fi
 		for d in "hello" "hello world" "hello.stripped" "startup" "startup args" \
 			"startup with no environment" "sigsegv" "forkexec child32" \
-			"forkexec child64" "forkexec hello" "forkexec sigsegv"; do
+			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
+			"traps budget" "traps fork" "traps nested" "traps mask" \
+			"traps exec"; do
 			skip "$M: run $d ($reason)"
 		done
 		continue
@@ -199,6 +209,26 @@ for M in $MAGICS; do
 			runcheck "$desc" forkexec "$want_st" "$want_out" "$B/$c.$M"
 		fi
 	done
+
+	# brk below 64 KiB is trapped: by syscall user dispatch first, then by
+	# a seccomp filter (see "trapping brk cheaply" in src/stub/stub.c)
+	for t in fork mask; do
+		runcheck "$M: run traps $t (the filter takes over, brk stays exact)" \
+			traps 0 $'traps: ok\n' "$t"
+	done
+	if [ "$have_dispatch" = yes ]; then
+		runcheck "$M: run traps budget (dispatch first, the filter after 8 calls)" \
+			traps 0 $'traps: ok\n' budget
+		runcheck "$M: run traps nested (a signal handler's brk inside a dispatched read)" \
+			traps 0 $'traps: ok\n' nested
+		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
+			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
+			'^(NoNewPrivs|Seccomp):' /proc/self/status
+	else
+		for t in budget nested exec; do
+			skip "$M: run traps $t (kernel $(uname -r) has no syscall user dispatch, 5.11+)"
+		done
+	fi
 done
 
 # ---- as an unprivileged user ----

@@ -58,9 +58,11 @@
 #define SIGSYS 31
 #define SA_SIGINFO 0x4
 #define SA_RESTORER 0x04000000
+#define SA_NODEFER 0x40000000
 
 long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 void stub_sigreturn(void);
+void stub_sigreturn_vdso(void);
 
 extern const struct stub_header __stub_header;
 uint32_t stub_jump_target;
@@ -165,17 +167,50 @@ static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 
 static struct stub_plan *plan;
 
+static long move_pages(uint32_t src, uint32_t len, uint32_t dst)
+{
+	return stub_syscall(NR_mremap, (long)src, (long)len, (long)len,
+			    MREMAP_MAYMOVE | MREMAP_FIXED, (long)dst, 0);
+}
+
+/*
+ * Moves that continue one another (QMAGIC's text and data) are first
+ * tried as one mremap: Linux 6.17 and later move several mappings at
+ * once, which saves a call that costs several microseconds; older kernels
+ * refuse with EFAULT and get one call each.
+ */
+static uint32_t moves_joined(uint32_t i)
+{
+	const struct stub_map *m = &plan->maps[i];
+	uint32_t len = m->len, n = 1;
+
+	for (; i + n < plan->nmaps; n++) {
+		const struct stub_map *next = &plan->maps[i + n];
+
+		if (next->kind != STUB_MAP_MOVE || next->src != m->src + len ||
+		    next->dst != m->dst + len)
+			break;
+		len += next->len;
+	}
+	if (n > 1 && (uint32_t)move_pages(m->src, len, m->dst) == m->dst)
+		return n;
+	return 0;
+}
+
 /* Step 1: segments to their a.out addresses. */
 static void map_image(void)
 {
 	for (uint32_t i = 0; i < plan->nmaps; i++) {
 		const struct stub_map *m = &plan->maps[i];
+		uint32_t joined;
 		long r;
 
+		if (m->kind == STUB_MAP_MOVE && (joined = moves_joined(i)) > 0) {
+			i += joined - 1;
+			continue;
+		}
 		if (m->kind == STUB_MAP_MOVE)
-			r = stub_syscall(NR_mremap, (long)m->src, (long)m->len,
-					 (long)m->len, MREMAP_MAYMOVE | MREMAP_FIXED,
-					 (long)m->dst, 0);
+			r = move_pages(m->src, m->len, m->dst);
 		else
 			r = stub_syscall(NR_mmap2, (long)m->dst, (long)m->len,
 					 (long)m->prot,
@@ -474,7 +509,10 @@ static long do_open_from_ldso(const char *path, long flags, long mode)
 
 /* i386 ucontext: uc_mcontext.gregs starts at byte 20. */
 enum { REG_EDI = 4, REG_ESI = 5, REG_EBP = 6, REG_EBX = 8, REG_EDX = 9,
-       REG_ECX = 10, REG_EAX = 11 };
+       REG_ECX = 10, REG_EAX = 11, REG_EIP = 14 };
+
+#define SYS_USER_DISPATCH 2 /* si_code of a dispatched call */
+static int dispatch_takes(int nr, uint32_t arg0);
 
 static int emulating_brk;
 static int ldso_trapped;
@@ -488,9 +526,14 @@ static int ldso_trapped;
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
-	int nr = *(int *)((char *)info + 16); /* si_syscall */
+	int code = *(int *)((char *)info + 8); /* si_code */
+	int nr = *(int *)((char *)info + 16);  /* si_syscall */
 
 	(void)sig;
+	if (code == SYS_USER_DISPATCH && !dispatch_takes(nr, g[REG_EBX])) {
+		g[REG_EIP] -= 2; /* back onto the int $0x80, now under the filter */
+		return;
+	}
 	if (nr == NR_brk && hybrid_brk)
 		g[REG_EAX] = brk_hybrid(g[REG_EBX]);
 	else if (nr == NR_brk && emulating_brk)
@@ -510,6 +553,12 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 						    (long)g[REG_EBP]);
 }
 
+/*
+ * SA_NODEFER: a call the stub makes for the program from this handler may
+ * block (read, wait4), and a signal handler of the program that runs
+ * meanwhile may make a trapped call of its own; a SIGSYS that arrived
+ * blocked would be fatal.  The handler is reentrant for that reason.
+ */
 static void install_sigsys_handler(void)
 {
 	struct {
@@ -517,7 +566,8 @@ static void install_sigsys_handler(void)
 		uint32_t flags;
 		void (*restorer)(void);
 		uint32_t mask[2];
-	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER, stub_sigreturn, { 0, 0 } };
+	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER | SA_NODEFER,
+		 stub_sysinfo ? stub_sigreturn_vdso : stub_sigreturn, { 0, 0 } };
 	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0);
 
 	if (r < 0)
@@ -592,6 +642,126 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 		r = stub_syscall(NR_seccomp, 1, 0, (long)&prog, 0, 0, 0);
 	if (r < 0)
 		die("installing the seccomp filter", 0, r);
+}
+
+/*
+ * ---- trapping brk cheaply: syscall user dispatch, then the filter ----
+ *
+ * Attaching a seccomp filter costs more than a trivial program takes to
+ * run (about 40 us on the VM this was written on: the BPF JIT, and the
+ * kernel's table of the filter's verdict for every system call).
+ * Syscall user dispatch (Linux 5.11) costs one prctl: from then on every
+ * system call made below IMAGE_LIMIT is a SIGSYS instead, which the stub
+ * makes itself from the handler (the stub and the vDSO lie above, in the
+ * range that is let through).  That is paid per call, so the stub stops
+ * after DISPATCH_BUDGET calls, or at the first call it cannot make for the
+ * program from inside a signal handler: it attaches the filter, turns
+ * dispatch off and sends the program back onto its int $0x80, which the
+ * kernel now runs under the filter.  A program that makes few system
+ * calls never pays for a filter; one that makes many pays for both, the
+ * dispatched calls costing about as much as the filter.
+ */
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#define PR_SYS_DISPATCH_OFF 0
+#define PR_SYS_DISPATCH_ON 1
+#define DISPATCH_BUDGET 8
+
+static int dispatching;
+static unsigned dispatch_left;
+static struct trap_rule deferred_rules[3];
+static unsigned deferred_n;
+
+/*
+ * Calls that do the same made from the handler as from the program: none
+ * that reads or changes the signal mask, the signal stack or the handlers
+ * (sigreturn would undo or confuse it), creates a process or thread
+ * (dispatch is not inherited; the filter is), or works on the registers.
+ */
+static const uint8_t plain_calls[] = {
+	1 /* exit */, 3 /* read */, 4 /* write */, 5 /* open */, 6 /* close */,
+	7 /* waitpid */, 8 /* creat */, 9 /* link */, 10 /* unlink */,
+	11 /* execve */, 12 /* chdir */, 13 /* time */, 14 /* mknod */,
+	15 /* chmod */, 16 /* lchown */, 18 /* oldstat */, 19 /* lseek */,
+	20 /* getpid */, 24 /* getuid */, 27 /* alarm */, 28 /* oldfstat */,
+	29 /* pause */, 30 /* utime */, 33 /* access */, 36 /* sync */,
+	37 /* kill */, 38 /* rename */, 39 /* mkdir */, 40 /* rmdir */,
+	41 /* dup */, 42 /* pipe */, 43 /* times */, 47 /* getgid */,
+	49 /* geteuid */, 50 /* getegid */, 54 /* ioctl */, 55 /* fcntl */,
+	57 /* setpgid */, 60 /* umask */, 63 /* dup2 */, 64 /* getppid */,
+	65 /* getpgrp */, 66 /* setsid */, 76 /* getrlimit */,
+	77 /* getrusage */, 78 /* gettimeofday */, 83 /* symlink */,
+	84 /* oldlstat */, 85 /* readlink */, 89 /* readdir */, 90 /* mmap */,
+	91 /* munmap */, 92 /* truncate */, 93 /* ftruncate */, 94 /* fchmod */,
+	99 /* statfs */, 100 /* fstatfs */, 102 /* socketcall */,
+	104 /* setitimer */, 105 /* getitimer */, 106 /* stat */,
+	107 /* lstat */, 108 /* fstat */, 109 /* olduname */, 114 /* wait4 */,
+	122 /* uname */, 125 /* mprotect */, 133 /* fchdir */,
+	140 /* _llseek */, 141 /* getdents */, 142 /* _newselect */,
+	143 /* flock */, 144 /* msync */, 145 /* readv */, 146 /* writev */,
+	162 /* nanosleep */, 163 /* mremap */, 168 /* poll */, 183 /* getcwd */,
+	191 /* ugetrlimit */, 192 /* mmap2 */, 195 /* stat64 */,
+	196 /* lstat64 */, 197 /* fstat64 */, 199 /* getuid32 */,
+	200 /* getgid32 */, 201 /* geteuid32 */, 202 /* getegid32 */,
+	220 /* getdents64 */, 221 /* fcntl64 */, 252 /* exit_group */,
+};
+
+static void stop_dispatch(void)
+{
+	if (!dispatching)
+		return;
+	install_traps(deferred_rules, deferred_n);
+	long r = stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
+			      PR_SYS_DISPATCH_OFF, 0, 0, 0, 0);
+	if (r < 0)
+		die("turning syscall user dispatch off", 0, r);
+	dispatching = 0;
+}
+
+/*
+ * Handlers of other signals are also set from the handler: sigreturn does
+ * not restore them, and programs commonly set a few right at start.
+ */
+static int plain_call(int nr, uint32_t arg0)
+{
+	if (nr == 48 /* signal */ || nr == 67 /* sigaction */ ||
+	    nr == NR_rt_sigaction)
+		return arg0 != SIGSYS;
+	for (size_t i = 0; i < sizeof plain_calls; i++)
+		if (plain_calls[i] == nr)
+			return 1;
+	return 0;
+}
+
+/* A dispatched call: 1 if the handler is to make it, 0 if it is to be rerun. */
+static int dispatch_takes(int nr, uint32_t arg0)
+{
+	if (nr == NR_brk)
+		return 1; /* what the filter would trap anyway */
+	if (dispatch_left > 0 && plain_call(nr, arg0)) {
+		dispatch_left--;
+		return 1;
+	}
+	stop_dispatch();
+	return 0;
+}
+
+/* 1 if dispatch now stands in for the filter these rules would make. */
+static int start_dispatch(const struct trap_rule *rules, unsigned n)
+{
+	/* The stub's own calls go through the vDSO: it must be let through. */
+	if (stub_sysinfo < IMAGE_LIMIT || n > sizeof deferred_rules / sizeof deferred_rules[0])
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		deferred_rules[i] = rules[i];
+	deferred_n = n;
+	dispatch_left = DISPATCH_BUDGET;
+	dispatching = 1;
+	if (stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
+			 PR_SYS_DISPATCH_ON, IMAGE_LIMIT,
+			 0xffffffffu - IMAGE_LIMIT, 0, 0) == 0)
+		return 1;
+	dispatching = 0;
+	return 0;
 }
 
 static void install_ldso_traps(const struct stub_lib *l)
@@ -779,7 +949,9 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
 							      plan->lib_hi, arg_max };
 	}
-	if (nrules)
+	/* Static programs: only brk is trapped, and dispatch may do it. */
+	if (nrules && ((plan->flags & STUB_F_DYNAMIC) ||
+		       !start_dispatch(rules, nrules)))
 		install_traps(rules, nrules);
 	stub_jump_target = plan->entry;
 	return sp;

@@ -1,0 +1,202 @@
+/*
+ * traps: the stub's two ways of trapping brk in a program whose brk is
+ * below 64 KiB.  It starts with syscall user dispatch (every call of the
+ * program is a SIGSYS the stub answers) and attaches a seccomp filter
+ * after a few calls, or at the first call it cannot make from its signal
+ * handler.  Each mode checks that the program cannot tell: brk stays
+ * exact, calls happen once, children and signal handlers work.  It reads
+ * "Seccomp:" from /proc/self/status to see which way is in force.
+ *
+ *	traps budget	Seccomp 0 at start, 2 after 20 getpid calls; brk
+ *	traps fork	fork as the first call: brk in the child and parent
+ *	traps nested	a SIGALRM handler that calls brk and write interrupts
+ *			a read the stub is making for the program; still
+ *			Seccomp 0 afterwards
+ *	traps mask	rt_sigprocmask as the first call: its effect stays
+ *	traps exec PATH [ARG]...   execve as the first call
+ *
+ * Prints "traps: ok" and exits 0, or one line on stderr and the status:
+ * 1 usage, 2 /proc/self/status unreadable, 3 wrong Seccomp value,
+ * 4 brk(0) not aout_expected_brk, 5 brk did not grow or shrink, 6 the new
+ * heap was not zero, 7 fork or the child failed, 8 the signal handler
+ * failed or did not run, 9 the signal mask did not stay, 10 execve failed.
+ */
+#include "fixture.h"
+
+#define SYS_open 5
+#define SYS_close 6
+#define SYS_pipe 42
+#define SYS_setitimer 104
+#define SYS_rt_sigprocmask 175
+#define SIGUSR1 10
+#define SIGALRM 14
+#define SA_RESTART 0x10000000u
+
+/* N_BSSADDR + a_bss: written into the file by mkaout */
+uint32_t aout_expected_brk = 0xdeadbeefu;
+
+static int fail(int status, const char *why)
+{
+	fx_puts(2, "traps: FAILED: ");
+	fx_puts(2, why);
+	fx_puts(2, "\n");
+	return status;
+}
+
+/* The number after "Seccomp:" in /proc/self/status, or -1. */
+static int seccomp_mode(void)
+{
+	static char buf[4096];
+	long fd = sys3(SYS_open, (long)"/proc/self/status", 0, 0);
+	long n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while (n < (long)sizeof buf - 1 &&
+	       (r = sys3(SYS_read, fd, (long)(buf + n), (long)sizeof buf - 1 - n)) > 0)
+		n += r;
+	sys1(SYS_close, fd);
+	buf[n] = 0;
+	for (char *p = buf; *p; p++)
+		if ((p == buf || p[-1] == '\n') && p[0] == 'S' && p[1] == 'e' &&
+		    p[2] == 'c' && p[3] == 'c' && p[4] == 'o' && p[5] == 'm' &&
+		    p[6] == 'p' && p[7] == ':' && p[8] == '\t')
+			return p[9] - '0';
+	return -1;
+}
+
+static int expect_seccomp(int want)
+{
+	int got = seccomp_mode();
+
+	if (got < 0)
+		return fail(2, "cannot read Seccomp: from /proc/self/status");
+	if (got != want) {
+		fx_puts(2, "traps: FAILED: Seccomp: is ");
+		fx_putdec(2, (uint32_t)got);
+		fx_puts(2, ", expected ");
+		fx_putdec(2, (uint32_t)want);
+		fx_puts(2, "\n");
+		return 3;
+	}
+	return 0;
+}
+
+/* brk(0) exact, a grow of three pages that reads zero, a shrink back. */
+static int check_brk(void)
+{
+	uint32_t cur = (uint32_t)sys_brk(0), want = cur + 3 * 4096 + 100;
+
+	if (cur != aout_expected_brk)
+		return fail(4, "brk(0) is not N_BSSADDR + a_bss");
+	if ((uint32_t)sys_brk(want) != want)
+		return fail(5, "brk did not grow");
+	for (volatile char *p = (char *)cur; p < (char *)want; p++)
+		if (*p)
+			return fail(6, "the new heap is not zero");
+	((volatile char *)want)[-1] = 1;
+	if ((uint32_t)sys_brk(cur) != cur || (uint32_t)sys_brk(0) != cur)
+		return fail(5, "brk did not shrink back");
+	return 0;
+}
+
+static int budget(void)
+{
+	int r;
+
+	if ((r = expect_seccomp(0)))
+		return r;
+	for (int i = 0; i < 20; i++)
+		sys_getpid();
+	if ((r = expect_seccomp(2)) || (r = check_brk()))
+		return r;
+	return 0;
+}
+
+static int forked(void)
+{
+	long pid = sys_fork();
+	int status = 0;
+
+	if (pid < 0)
+		return fail(7, "fork failed");
+	if (pid == 0)
+		sys_exit(check_brk() ? 1 : 0);
+	if (sys_wait4(pid, &status, 0, NULL) != pid || !FX_WIFEXITED(status) ||
+	    FX_WEXITSTATUS(status) != 0)
+		return fail(7, "the child's brk was wrong");
+	return check_brk();
+}
+
+static int alarm_pipe[2];
+static volatile int alarm_ok;
+
+static void on_alarm(int sig, void *info, void *uctx)
+{
+	(void)info;
+	(void)uctx;
+	alarm_ok = sig == SIGALRM && (uint32_t)sys_brk(0) == aout_expected_brk;
+	sys_write(alarm_pipe[1], "x", 1);
+}
+
+static int nested(void)
+{
+	struct k_sigaction sa;
+	struct { uint32_t interval[2], value[2]; } timer = { { 0, 0 }, { 0, 20000 } };
+	char c;
+	long r;
+
+	memset(&sa, 0, sizeof sa);
+	sa.handler = on_alarm;
+	sa.flags = SA_RESTART; /* no restorer: the kernel's, in the vDSO */
+	if (sys_rt_sigaction(SIGALRM, &sa, NULL) != 0 ||
+	    sys1(SYS_pipe, (long)alarm_pipe) != 0 ||
+	    sys3(SYS_setitimer, 0, (long)&timer, 0) != 0)
+		return fail(8, "cannot set up the alarm");
+	while ((r = sys3(SYS_read, alarm_pipe[0], (long)&c, 1)) == -4 /* EINTR */)
+		;
+	if (r != 1 || !alarm_ok)
+		return fail(8, "the SIGALRM handler did not run, or its brk was wrong");
+	return expect_seccomp(0);
+}
+
+static int mask(void)
+{
+	uint32_t set[2] = { 1u << (SIGUSR1 - 1), 0 }, now[2] = { 0, 0 };
+	int r;
+
+	if (sys4(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, (long)set, 0, 8) != 0 ||
+	    sys4(SYS_rt_sigprocmask, 0, 0, (long)now, 8) != 0 ||
+	    !(now[0] & set[0]))
+		return fail(9, "SIGUSR1 did not stay blocked");
+	if ((r = expect_seccomp(2)) || (r = check_brk()))
+		return r;
+	return 0;
+}
+
+int fixture_main(uint32_t *entry_sp)
+{
+	uint32_t argc = entry_sp[0];
+	char **argv = (char **)entry_sp[1], **envp = (char **)entry_sp[2];
+	int r;
+
+	if (argc >= 3 && fx_streq(argv[1], "exec")) {
+		sys_execve(argv[2], argv + 2, envp);
+		return fail(10, "execve failed");
+	}
+	if (argc != 2)
+		return fail(1, "usage: traps budget|fork|nested|mask|exec PATH");
+	if (fx_streq(argv[1], "budget"))
+		r = budget();
+	else if (fx_streq(argv[1], "fork"))
+		r = forked();
+	else if (fx_streq(argv[1], "nested"))
+		r = nested();
+	else if (fx_streq(argv[1], "mask"))
+		r = mask();
+	else
+		return fail(1, "usage: traps budget|fork|nested|mask|exec PATH");
+	if (r == 0)
+		fx_puts(1, "traps: ok\n");
+	return r;
+}
