@@ -197,6 +197,24 @@ static uint32_t moves_joined(uint32_t i)
 	return 0;
 }
 
+/*
+ * A brk below 64 KiB will most likely be hybrid (see set_brk), which
+ * needs zero pages from the brk page up to 64 KiB: they are mapped with
+ * bss, in the same call, and given back if the kernel takes the exact brk.
+ */
+#define PRCTL_MIN 0x10000u
+static int hole_premapped;
+
+static uint32_t zero_len(const struct stub_map *m)
+{
+	uint32_t end = m->dst + m->len;
+
+	if (end != PAGE_UP(plan->brk) || end >= PRCTL_MIN)
+		return m->len;
+	hole_premapped = 1;
+	return PRCTL_MIN - m->dst;
+}
+
 /* Step 1: segments to their a.out addresses. */
 static void map_image(void)
 {
@@ -212,7 +230,8 @@ static void map_image(void)
 		if (m->kind == STUB_MAP_MOVE)
 			r = move_pages(m->src, m->len, m->dst);
 		else
-			r = stub_syscall(NR_mmap2, (long)m->dst, (long)m->len,
+			r = stub_syscall(NR_mmap2, (long)m->dst,
+					 (long)zero_len(m),
 					 (long)m->prot,
 					 MAP_PRIVATE | MAP_ANONYMOUS |
 						 MAP_FIXED_NOREPLACE,
@@ -234,7 +253,6 @@ static uint32_t emu_brk;
  * calls whose argument is at most PRCTL_MIN are trapped: they are
  * answered here; everything above is the kernel's own brk.
  */
-#define PRCTL_MIN 0x10000u
 #define NR_madvise 219
 #define MADV_DONTNEED 4
 static int hybrid_brk;
@@ -812,7 +830,7 @@ static int set_hybrid_brk(struct prctl_mm_map *m)
 {
 	uint32_t top = PAGE_UP(plan->brk);
 
-	if (top < PRCTL_MIN &&
+	if (top < PRCTL_MIN && !hole_premapped &&
 	    (uint32_t)stub_syscall(NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
 				   (long)heap_prot(),
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
@@ -849,8 +867,12 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 	};
 
 	/* Exact, where the kernel's floor is lower than 64 KiB; then raised. */
-	if (plan->start_data >= 0x1000 && set_mm(&m) == 0)
+	if (plan->start_data >= 0x1000 && set_mm(&m) == 0) {
+		if (hole_premapped)
+			stub_syscall(NR_munmap, (long)PAGE_UP(plan->brk),
+				     (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
 		return;
+	}
 	m.start_data = at_least_prctl_min(plan->start_data);
 	m.end_data = at_least_prctl_min(plan->end_data);
 	m.start_brk = at_least_prctl_min(plan->start_brk);
