@@ -8,14 +8,19 @@ const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 #define PAGE_UP(x) (((uint64_t)(x) + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1))
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 {
 	size_t avail;
 	const uint8_t *p = aout_at(a, addr, &avail);
 
 	*ok = p && avail >= 4;
-	return *ok ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+	return *ok ? le32(p) : 0;
 }
 
 /* A string in the image made of file-name characters, at most cap-1 long. */
@@ -58,18 +63,22 @@ size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 		      a->magic == AOUT_QMAGIC ? (uint32_t)aout_dataddr(a) :
 						(uint32_t)aout_txtaddr(a) + a->h.text;
 
-	for (uint32_t off = 0; off + 16 <= a->h.data && n < max; off += 4) {
-		int ok1, ok2, ok3, ok4;
-		uint32_t name = word_at(a, lo + off, &ok1);
-		uint32_t tools = word_at(a, lo + off + 4, &ok2);
-		uint32_t jump = word_at(a, lo + off + 8, &ok3);
-		uint32_t vers = word_at(a, lo + off + 12, &ok4);
+	/*
+	 * Every word of the data is a candidate, so the cheap tests on the
+	 * jump table address and version come first, straight from the bytes;
+	 * the pointers are followed only for what passes them.
+	 */
+	size_t avail = 0;
+	const uint8_t *data = aout_at(a, lo, &avail);
+	size_t len = !data ? 0 : avail < a->h.data ? avail : a->h.data;
+
+	for (size_t off = 0; off + 16 <= len && n < max; off += 4) {
+		uint32_t jump = le32(data + off + 8), vers = le32(data + off + 12);
 		struct lib_need need;
 
-		if (!ok1 || !ok2 || !ok3 || !ok4 || jump < 0x40000000u ||
-		    jump >= IMAGE_LIMIT || (vers >> 16) == 0 || (vers >> 16) > 255 ||
-		    !printable_at(a, tools) ||
-		    !name_at(a, name, need.name, sizeof need.name))
+		if (jump < 0x40000000u || jump >= IMAGE_LIMIT || (vers >> 16) == 0 ||
+		    (vers >> 16) > 255 || !printable_at(a, le32(data + off + 4)) ||
+		    !name_at(a, le32(data + off), need.name, sizeof need.name))
 			continue;
 		need.jump_table = jump;
 		need.version = vers;
