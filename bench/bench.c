@@ -639,7 +639,7 @@ static void bench_startup(void)
 	measure(run, nrun, rounds, 20);
 	double nat = med(&run[idx[0]]);
 	for (int k = 0; k < 4; k++) {
-		char *name = xasprintf("%s (brk < 64K, filter): converted / native", kinds[k]);
+		char *name = xasprintf("%s (brk < 64K, trapped): converted / native", kinds[k]);
 		if (ok[1 + k])
 			ratio_row(name, med(&run[idx[1 + k]]), nat, 1.10, rounds);
 		else

@@ -121,6 +121,13 @@ for M in $MAGICS; do
 	runs "$M: run dyn (libtiny.so.1 embedded)" "$M" "$B/dyn.$M" 0 "$HELLO" \
 		env -u AOUT_LIBRARY_PATH
 done
+if env --block-signal=SYS true 2>/dev/null; then
+	runs "qmagic: run dyn started with SIGSYS blocked (its uselib is trapped)" \
+		qmagic "$B/dyn.qmagic" 0 "$HELLO" env -u AOUT_LIBRARY_PATH \
+		--block-signal=SYS
+else
+	skip "qmagic: run dyn started with SIGSYS blocked (env has no --block-signal)"
+fi
 
 # ---- --info ----
 run "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"

@@ -224,6 +224,13 @@ for M in $MAGICS; do
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
+		desc="$M: run traps budget started with SIGSYS blocked (env --block-signal)"
+		if env --block-signal=SYS true 2>/dev/null; then
+			run env --block-signal=SYS "$B/traps.$M" budget
+			expect "$desc" 0 $'traps: ok\n'
+		else
+			skip "$desc (env has no --block-signal)"
+		fi
 	else
 		for t in budget nested exec; do
 			skip "$M: run traps $t (kernel $(uname -r) has no syscall user dispatch, 5.11+)"

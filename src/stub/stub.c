@@ -30,6 +30,8 @@
 #define NR_munmap 91
 #define NR_prctl 172
 #define NR_rt_sigaction 174
+#define NR_rt_sigprocmask 175
+#define SIG_UNBLOCK 1
 #define NR_mremap 163
 #define NR_mmap2 192
 #define NR_seccomp 354
@@ -592,6 +594,22 @@ static void install_sigsys_handler(void)
 		die("installing the SIGSYS handler", 0, r);
 }
 
+/*
+ * A trap that finds SIGSYS blocked kills the program (the kernel resets a
+ * forced signal that is blocked to its default action), and a blocked
+ * mask is inherited across exec: a program started with SIGSYS blocked
+ * would die at its first trapped call.  So SIGSYS is let through; the
+ * program sees it unblocked, which only a query of the mask shows.
+ */
+static void unblock_sigsys(void)
+{
+	uint32_t set[2] = { 1u << (SIGSYS - 1), 0 };
+	long r = stub_syscall(NR_rt_sigprocmask, SIG_UNBLOCK, (long)set, 0, 8, 0, 0);
+
+	if (r < 0)
+		die("unblocking SIGSYS", 0, r);
+}
+
 struct sock_filter {
 	uint16_t code;
 	uint8_t jt, jf;
@@ -971,6 +989,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
 							      plan->lib_hi, arg_max };
 	}
+	if (nrules)
+		unblock_sigsys();
 	/* Static programs: only brk is trapped, and dispatch may do it. */
 	if (nrules && ((plan->flags & STUB_F_DYNAMIC) ||
 		       !start_dispatch(rules, nrules)))
