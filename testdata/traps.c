@@ -97,6 +97,16 @@ static int check_brk(void)
 	((volatile char *)want)[-1] = 1;
 	if ((uint32_t)sys_brk(cur) != cur || (uint32_t)sys_brk(0) != cur)
 		return fail(5, "brk did not shrink back");
+	/* pages given back come back zero; the brk page keeps its bytes */
+	((volatile char *)cur)[-1] = 2;
+	if ((uint32_t)sys_brk(want) != want)
+		return fail(5, "brk did not grow again");
+	if (((volatile char *)want)[-1] != 0)
+		return fail(6, "a heap page given back and grown again is not zero");
+	if (((volatile char *)cur)[-1] != 2)
+		return fail(6, "the brk page lost its contents");
+	if ((uint32_t)sys_brk(cur) != cur)
+		return fail(5, "brk did not shrink back");
 	return 0;
 }
 

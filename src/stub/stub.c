@@ -255,8 +255,6 @@ static uint32_t emu_brk;
  * calls whose argument is at most PRCTL_MIN are trapped: they are
  * answered here; everything above is the kernel's own brk.
  */
-#define NR_madvise 219
-#define MADV_DONTNEED 4
 static int hybrid_brk;
 
 static uint32_t heap_prot(void)
@@ -265,12 +263,25 @@ static uint32_t heap_prot(void)
 	       ((plan->flags & STUB_F_NOEXEC) ? 0 : STUB_PROT_X);
 }
 
+/*
+ * Pages below 64 KiB that the heap has reached since start, and that may
+ * hold what the program wrote there.  The kernel gives whole pages back
+ * when brk shrinks and hands out zero pages when it grows again; here the
+ * pages stay mapped and are cleared when they are handed out again.  A
+ * memset of a page costs far less than the page fault a fresh page would
+ * (and at most 60 KiB stay resident).
+ */
+static uint32_t hole_used_top;
+
 static uint32_t brk_hybrid(uint32_t want)
 {
 	uint32_t kbrk = (uint32_t)stub_syscall(NR_brk, 0, 0, 0, 0, 0, 0);
 	uint32_t cur = kbrk > PRCTL_MIN ? kbrk : emu_brk;
 
-	if (want > PRCTL_MIN) /* trapped by a filter of a converted parent */
+	if (kbrk > PRCTL_MIN)
+		hole_used_top = PRCTL_MIN;
+	/* dispatch traps every brk; a parent's filter may trap any, too */
+	if (want > PRCTL_MIN)
 		return (uint32_t)stub_syscall(NR_brk, (long)want, 0, 0, 0, 0, 0);
 	if (want < plan->end_data)
 		return cur;
@@ -279,9 +290,13 @@ static uint32_t brk_hybrid(uint32_t want)
 	uint32_t old_top = PAGE_UP(cur > PRCTL_MIN ? PRCTL_MIN : cur);
 	uint32_t new_top = PAGE_UP(want);
 
-	if (new_top < old_top) /* given back: zero when it comes back */
-		stub_syscall(NR_madvise, (long)new_top, (long)(old_top - new_top),
-			     MADV_DONTNEED, 0, 0, 0);
+	if (hole_used_top < PAGE_UP(plan->brk))
+		hole_used_top = PAGE_UP(plan->brk);
+	if (new_top > old_top && old_top < hole_used_top)
+		memset((void *)old_top, 0,
+		       (new_top < hole_used_top ? new_top : hole_used_top) - old_top);
+	if (new_top > hole_used_top)
+		hole_used_top = new_top;
 	emu_brk = want;
 	return want;
 }
