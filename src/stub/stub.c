@@ -292,7 +292,9 @@ static uint32_t brk_hybrid(uint32_t want)
 
 	if (hole_used_top < PAGE_UP(plan->brk))
 		hole_used_top = PAGE_UP(plan->brk);
+	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
 	if (new_top > old_top && old_top < hole_used_top)
+		// cppcheck-suppress nullPointer
 		memset((void *)old_top, 0,
 		       (new_top < hole_used_top ? new_top : hole_used_top) - old_top);
 	if (new_top > hole_used_top)
