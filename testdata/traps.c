@@ -13,13 +13,18 @@
  *			a read the stub is making for the program; still
  *			Seccomp 0 afterwards
  *	traps mask	rt_sigprocmask as the first call: its effect stays
+ *	traps sigsys	its own SIGSYS handler, set, read back, raised with
+ *			kill, ignored and reset, under dispatch and the filter
+ *	traps sigsys-default	kill(SIGSYS) with SIG_DFL: dies of it
  *	traps exec PATH [ARG]...   execve as the first call
  *
  * Prints "traps: ok" and exits 0, or one line on stderr and the status:
  * 1 usage, 2 /proc/self/status unreadable, 3 wrong Seccomp value,
  * 4 brk(0) not aout_expected_brk, 5 brk did not grow or shrink, 6 the new
  * heap was not zero, 7 fork or the child failed, 8 the signal handler
- * failed or did not run, 9 the signal mask did not stay, 10 execve failed.
+ * failed or did not run, 9 the signal mask did not stay, 10 execve failed,
+ * 11 a SIGSYS disposition was not what was set, 12 a sent SIGSYS did not
+ * do what the disposition says.
  */
 #include "fixture.h"
 
@@ -170,6 +175,79 @@ static int nested(void)
 	return expect_seccomp(0);
 }
 
+#define SIGSYS 31
+#define SYS_signal 48
+#define SYS_sigaction 67
+
+static volatile int sigsys_seen;
+
+static void on_sigsys(int sig, void *info, void *uctx)
+{
+	const struct k_siginfo *si = info;
+
+	(void)uctx;
+	if (sig == SIGSYS && si->si_signo == SIGSYS && si->si_code == 0 /* SI_USER */)
+		sigsys_seen++;
+}
+
+/*
+ * The program's own SIGSYS handler, set and read back, raised with kill,
+ * ignored, reset; first under dispatch, then under the filter: the stub's
+ * handler stays in place underneath (brk stays exact throughout).
+ */
+static int sigsys_round(void)
+{
+	struct k_sigaction sa, old, now;
+	struct { uint32_t handler, mask, flags, restorer; } osa;
+	long pid = sys_getpid();
+
+	memset(&sa, 0, sizeof sa);
+	sa.handler = on_sigsys;
+	sa.flags = SA_SIGINFO;
+	if (sys_rt_sigaction(SIGSYS, &sa, &old) != 0 || old.handler != NULL)
+		return fail(11, "rt_sigaction(SIGSYS) did not report SIG_DFL");
+	if (sys_rt_sigaction(SIGSYS, NULL, &now) != 0 || now.handler != on_sigsys ||
+	    now.flags != SA_SIGINFO)
+		return fail(11, "rt_sigaction(SIGSYS) did not read back the handler");
+	int r = check_brk();
+	if (r)
+		return r;
+	sigsys_seen = 0;
+	sys_kill(pid, SIGSYS);
+	if (sigsys_seen != 1)
+		return fail(12, "kill(SIGSYS) did not reach the program's handler");
+	if (sys2(SYS_signal, SIGSYS, 1 /* SIG_IGN */) != (long)on_sigsys)
+		return fail(11, "signal(SIGSYS) did not return the old handler");
+	sys_kill(pid, SIGSYS);
+	if (sigsys_seen != 1)
+		return fail(12, "an ignored SIGSYS reached the handler");
+	memset(&osa, 0, sizeof osa); /* SIG_DFL */
+	if (sys3(SYS_sigaction, SIGSYS, (long)&osa, (long)&osa) != 0 ||
+	    osa.handler != 1)
+		return fail(11, "sigaction(SIGSYS) did not report SIG_IGN");
+	return check_brk();
+}
+
+static int sigsys(void)
+{
+	int r;
+
+	if ((r = sigsys_round()) || (r = expect_seccomp(0)))
+		return r;
+	for (int i = 0; i < 20; i++)
+		sys_getpid();
+	if ((r = expect_seccomp(2)) || (r = sigsys_round()))
+		return r;
+	return 0;
+}
+
+/* SIGSYS left at SIG_DFL and sent: the program dies of it, as it would. */
+static int sigsys_default(void)
+{
+	sys_kill(sys_getpid(), SIGSYS);
+	return fail(12, "still alive after kill(SIGSYS) with SIG_DFL");
+}
+
 static int mask(void)
 {
 	uint32_t set[2] = { 1u << (SIGUSR1 - 1), 0 }, now[2] = { 0, 0 };
@@ -195,7 +273,7 @@ int fixture_main(uint32_t *entry_sp)
 		return fail(10, "execve failed");
 	}
 	if (argc != 2)
-		return fail(1, "usage: traps budget|fork|nested|mask|exec PATH");
+		return fail(1, "usage: traps budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
 	if (fx_streq(argv[1], "budget"))
 		r = budget();
 	else if (fx_streq(argv[1], "fork"))
@@ -204,8 +282,12 @@ int fixture_main(uint32_t *entry_sp)
 		r = nested();
 	else if (fx_streq(argv[1], "mask"))
 		r = mask();
+	else if (fx_streq(argv[1], "sigsys"))
+		r = sigsys();
+	else if (fx_streq(argv[1], "sigsys-default"))
+		r = sigsys_default();
 	else
-		return fail(1, "usage: traps budget|fork|nested|mask|exec PATH");
+		return fail(1, "usage: traps budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
 	if (r == 0)
 		fx_puts(1, "traps: ok\n");
 	return r;

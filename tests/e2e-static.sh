@@ -159,7 +159,7 @@ for M in $MAGICS; do
 			"startup with no environment" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"traps budget" "traps fork" "traps nested" "traps mask" \
-			"traps exec"; do
+			"traps exec" "traps sigsys" "traps sigsys-default"; do
 			skip "$M: run $d ($reason)"
 		done
 		continue
@@ -216,11 +216,15 @@ for M in $MAGICS; do
 		runcheck "$M: run traps $t (the filter takes over, brk stays exact)" \
 			traps 0 $'traps: ok\n' "$t"
 	done
+	runcheck "$M: run traps sigsys-default (kill(SIGSYS) at SIG_DFL: killed by SIGSYS)" \
+		traps 159 "" sigsys-default
 	if [ "$have_dispatch" = yes ]; then
 		runcheck "$M: run traps budget (dispatch first, the filter after 8 calls)" \
 			traps 0 $'traps: ok\n' budget
 		runcheck "$M: run traps nested (a signal handler's brk inside a dispatched read)" \
 			traps 0 $'traps: ok\n' nested
+		runcheck "$M: run traps sigsys (its own SIGSYS handler, under dispatch and the filter)" \
+			traps 0 $'traps: ok\n' sigsys
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
@@ -232,7 +236,7 @@ for M in $MAGICS; do
 			skip "$desc (env has no --block-signal)"
 		fi
 	else
-		for t in budget nested exec; do
+		for t in budget nested sigsys exec; do
 			skip "$M: run traps $t (kernel $(uname -r) has no syscall user dispatch, 5.11+)"
 		done
 	fi

@@ -560,18 +560,113 @@ static int ldso_trapped;
  * no longer does, and make any other trapped call from here, where no
  * filter traps it.
  */
+/*
+ * ---- the program's own SIGSYS ----
+ *
+ * The stub's handler must stay SIGSYS's while anything is trapped, so the
+ * program's signal(), sigaction() and rt_sigaction() for SIGSYS are
+ * trapped too and kept here, and a SIGSYS that is not a trap (kill,
+ * raise) is passed on to what the program asked for.
+ */
+struct k_sigaction {
+	uint32_t handler, flags, restorer, mask[2];
+};
+
+struct k_old_sigaction {
+	uint32_t handler, mask, flags, restorer;
+};
+
+#define SIG_DFL 0u
+#define SIG_IGN 1u
+#define SA_RESETHAND 0x80000000u
+#define SYS_SECCOMP 1 /* si_code of a seccomp trap */
+#define NR_signal 48
+#define NR_sigaction 67
+#define NR_getpid 20
+#define NR_kill 37
+
+static struct k_sigaction prog_sigsys; /* what exec left: SIG_DFL or SIG_IGN */
+
+static int is_sigsys_action(int nr, uint32_t arg0)
+{
+	return (nr == NR_signal || nr == NR_sigaction || nr == NR_rt_sigaction) &&
+	       arg0 == SIGSYS;
+}
+
+/* The kernel's sys_signal, sys_sigaction, sys_rt_sigaction, on prog_sigsys. */
+static long sigsys_action(int nr, const uint32_t *g)
+{
+	struct k_sigaction old = prog_sigsys;
+
+	if (nr == NR_signal) {
+		prog_sigsys = (struct k_sigaction){ g[REG_ECX],
+						    SA_RESETHAND | SA_NODEFER, 0,
+						    { 0, 0 } };
+		return (long)old.handler;
+	}
+	if (nr == NR_sigaction) {
+		const struct k_old_sigaction *act = (const void *)g[REG_ECX];
+		struct k_old_sigaction *oact = (void *)g[REG_EDX];
+
+		if (act)
+			prog_sigsys = (struct k_sigaction){ act->handler, act->flags,
+							    act->restorer,
+							    { act->mask, 0 } };
+		if (oact)
+			*oact = (struct k_old_sigaction){ old.handler, old.mask[0],
+							  old.flags, old.restorer };
+		return 0;
+	}
+	if (g[REG_ESI] != 8) /* sigsetsize */
+		return -EINVAL;
+	const struct k_sigaction *act = (const void *)g[REG_ECX];
+	struct k_sigaction *oact = (void *)g[REG_EDX];
+
+	if (act)
+		prog_sigsys = *act;
+	if (oact)
+		*oact = old;
+	return 0;
+}
+
+/* A SIGSYS somebody sent: what the program's disposition says. */
+static void pass_on_sigsys(int sig, void *info, void *ucontext)
+{
+	uint32_t handler = prog_sigsys.handler;
+
+	if (handler == SIG_IGN)
+		return;
+	if (handler == SIG_DFL) {
+		/* die of it: SIGSYS is not blocked here (SA_NODEFER) */
+		struct k_sigaction dfl = { SIG_DFL, 0, 0, { 0, 0 } };
+
+		stub_syscall(NR_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
+		stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0),
+			     SIGSYS, 0, 0, 0, 0);
+		return;
+	}
+	if (prog_sigsys.flags & SA_RESETHAND)
+		prog_sigsys.handler = SIG_DFL;
+	((void (*)(int, void *, void *))handler)(sig, info, ucontext);
+}
+
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
 	int code = *(int *)((char *)info + 8); /* si_code */
 	int nr = *(int *)((char *)info + 16);  /* si_syscall */
 
-	(void)sig;
+	if (code != SYS_SECCOMP && code != SYS_USER_DISPATCH) {
+		pass_on_sigsys(sig, info, ucontext);
+		return;
+	}
 	if (code == SYS_USER_DISPATCH && !dispatch_takes(nr, g[REG_EBX])) {
 		g[REG_EIP] -= 2; /* back onto the int $0x80, now under the filter */
 		return;
 	}
-	if (nr == NR_brk && hybrid_brk)
+	if (is_sigsys_action(nr, g[REG_EBX]))
+		g[REG_EAX] = (uint32_t)sigsys_action(nr, g);
+	else if (nr == NR_brk && hybrid_brk)
 		g[REG_EAX] = brk_hybrid(g[REG_EBX]);
 	else if (nr == NR_brk && emulating_brk)
 		g[REG_EAX] = brk_emulate(g[REG_EBX]);
@@ -605,7 +700,8 @@ static void install_sigsys_handler(void)
 		uint32_t mask[2];
 	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER | SA_NODEFER,
 		 stub_sysinfo ? stub_sigreturn_vdso : stub_sigreturn, { 0, 0 } };
-	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0);
+	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa,
+			      (long)&prog_sigsys, 8, 0, 0);
 
 	if (r < 0)
 		die("installing the SIGSYS handler", 0, r);
@@ -653,28 +749,33 @@ struct sock_fprog {
  */
 struct trap_rule {
 	uint32_t nr, ip_lo, ip_hi;
-	uint32_t arg_max; /* trapped only when args[0] <= arg_max */
+	uint32_t arg_min, arg_max; /* trapped only for args[0] in [min, max] */
 };
 
-#define RULE_INSNS 8
+#define MAX_RULES 9 /* uselib, 2 x brk, 2 x 3 for the SIGSYS handler */
+#define RULE_INSNS 9
 #define BPF_JGT_K 0x25
 
 static void install_traps(const struct trap_rule *rules, unsigned n)
 {
-	struct sock_filter f[2 + RULE_INSNS * 3 + 1];
+	struct sock_filter f[2 + RULE_INSNS * MAX_RULES + 1];
 	unsigned k = 0;
 
+	if (n > MAX_RULES)
+		die("too many seccomp rules", 0, -EINVAL);
 	f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 4 }; /* arch */
 	f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, (uint8_t)(RULE_INSNS * n),
 				       AUDIT_ARCH_I386 };
+	/* each rule: its jumps on failure go to the next rule */
 	for (unsigned i = 0; i < n; i++) {
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 0 }; /* nr */
-		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 6, rules[i].nr };
+		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 7, rules[i].nr };
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 8 }; /* ip */
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 4, rules[i].ip_lo };
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 3, 0, rules[i].ip_hi };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 5, rules[i].ip_lo };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 4, 0, rules[i].ip_hi };
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 16 }; /* args[0] */
-		f[k++] = (struct sock_filter){ BPF_JGT_K, 1, 0, rules[i].arg_max };
+		f[k++] = (struct sock_filter){ BPF_JGT_K, 2, 0, rules[i].arg_max };
+		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 1, rules[i].arg_min };
 		f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP };
 	}
 	f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
@@ -721,7 +822,7 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 
 static int dispatching;
 static unsigned dispatch_left;
-static struct trap_rule deferred_rules[3];
+static struct trap_rule deferred_rules[MAX_RULES];
 static unsigned deferred_n;
 
 /*
@@ -776,9 +877,8 @@ static void stop_dispatch(void)
  */
 static int plain_call(int nr, uint32_t arg0)
 {
-	if (nr == 48 /* signal */ || nr == 67 /* sigaction */ ||
-	    nr == NR_rt_sigaction)
-		return arg0 != SIGSYS;
+	if (nr == NR_signal || nr == NR_sigaction || nr == NR_rt_sigaction)
+		return arg0 != SIGSYS; /* for SIGSYS: is_sigsys_action */
 	for (size_t i = 0; i < sizeof plain_calls; i++)
 		if (plain_calls[i] == nr)
 			return 1;
@@ -788,7 +888,7 @@ static int plain_call(int nr, uint32_t arg0)
 /* A dispatched call: 1 if the handler is to make it, 0 if it is to be rerun. */
 static int dispatch_takes(int nr, uint32_t arg0)
 {
-	if (nr == NR_brk)
+	if (nr == NR_brk || is_sigsys_action(nr, arg0))
 		return 1; /* what the filter would trap anyway */
 	if (dispatch_left > 0 && plain_call(nr, arg0)) {
 		dispatch_left--;
@@ -819,7 +919,7 @@ static int start_dispatch(const struct trap_rule *rules, unsigned n)
 
 static void install_ldso_traps(const struct stub_lib *l)
 {
-	struct trap_rule r = { NR_open, l->start, l->start + l->len, 0xffffffffu };
+	struct trap_rule r = { NR_open, l->start, l->start + l->len, 0, 0xffffffffu };
 
 	install_traps(&r, 1);
 	ldso_trapped = 1;
@@ -991,23 +1091,37 @@ uint32_t *stub_main(uint32_t *elf_sp)
 
 	set_brk((uint32_t)sp, strings, arg_end, env_end);
 
-	struct trap_rule rules[3];
+	struct trap_rule rules[MAX_RULES];
 	unsigned nrules = 0;
 
 	if (plan->flags & STUB_F_DYNAMIC)
 		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
-						      0xffffffffu };
+						      0, 0xffffffffu };
 	if (emulating_brk) {
 		uint32_t arg_max = hybrid_brk ? PRCTL_MIN : 0xffffffffu;
 
 		rules[nrules++] = (struct trap_rule){ NR_brk, plan->trap_lo,
-						      plan->trap_hi, arg_max };
+						      plan->trap_hi, 0, arg_max };
 		if (plan->lib_hi > plan->lib_lo)
 			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
-							      plan->lib_hi, arg_max };
+							      plan->lib_hi, 0, arg_max };
 	}
-	if (nrules)
+	if (nrules) {
+		static const uint32_t set_handler[] = { NR_signal, NR_sigaction,
+							NR_rt_sigaction };
+
+		for (unsigned i = 0; i < 3; i++) {
+			rules[nrules++] = (struct trap_rule){ set_handler[i],
+							      plan->trap_lo,
+							      plan->trap_hi,
+							      SIGSYS, SIGSYS };
+			if (plan->lib_hi > plan->lib_lo)
+				rules[nrules++] = (struct trap_rule){
+					set_handler[i], plan->lib_lo,
+					plan->lib_hi, SIGSYS, SIGSYS };
+		}
 		unblock_sigsys();
+	}
 	/* Static programs: only brk is trapped, and dispatch may do it. */
 	if (nrules && ((plan->flags & STUB_F_DYNAMIC) ||
 		       !start_dispatch(rules, nrules)))
