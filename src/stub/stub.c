@@ -555,12 +555,6 @@ static int emulating_brk;
 static int ldso_trapped;
 
 /*
- * SIGSYS from our seccomp filter, or from a filter a converted parent
- * left behind (seccomp filters are inherited): emulate what the kernel
- * no longer does, and make any other trapped call from here, where no
- * filter traps it.
- */
-/*
  * ---- the program's own SIGSYS ----
  *
  * The stub's handler must stay SIGSYS's while anything is trapped, so the
@@ -650,6 +644,13 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 	((void (*)(int, void *, void *))handler)(sig, info, ucontext);
 }
 
+/*
+ * SIGSYS: a call trapped by syscall user dispatch, by our seccomp filter
+ * or by one a converted parent left behind (filters are inherited):
+ * emulate what the kernel no longer does, and make any other trapped call
+ * from here, where nothing traps it.  Any other SIGSYS was sent by
+ * somebody and is the program's.
+ */
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
