@@ -7,6 +7,8 @@
  * exact, calls happen once, children and signal handlers work.  It reads
  * "Seccomp:" from /proc/self/status to see which way is in force.
  *
+ *	traps probe	prints "brk: trapped" or "brk: exact" (the kernel took
+ *			the exact brk: nothing is trapped, the rest is moot)
  *	traps budget	Seccomp 0 at start, 2 after 20 getpid calls; brk
  *	traps fork	fork as the first call: brk in the child and parent
  *	traps nested	a SIGALRM handler that calls brk and write interrupts
@@ -112,6 +114,36 @@ static int check_brk(void)
 		return fail(6, "the brk page lost its contents");
 	if ((uint32_t)sys_brk(cur) != cur)
 		return fail(5, "brk did not shrink back");
+	return 0;
+}
+
+/*
+ * Whether brk is trapped here at all: where the kernel took the exact brk
+ * with prctl, start_brk (field 47 of /proc/self/stat) is the a.out brk;
+ * where brk is trapped it is 64 KiB (hybrid) or the kernel's own.
+ */
+static int probe(void)
+{
+	static char buf[2048];
+	long fd = sys3(SYS_open, (long)"/proc/self/stat", 0, 0), n;
+	uint32_t field = 0, v = 0;
+	char *p;
+
+	if (fd < 0)
+		return fail(2, "cannot open /proc/self/stat");
+	n = sys3(SYS_read, fd, (long)buf, (long)sizeof buf - 1);
+	sys1(SYS_close, fd);
+	if (n <= 0)
+		return fail(2, "cannot read /proc/self/stat");
+	buf[n] = 0;
+	for (p = buf + n; p > buf && p[-1] != ')'; p--)
+		; /* past the command name, which may hold anything */
+	for (field = 2; *p && field < 47; p++)
+		if (*p == ' ')
+			field++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (uint32_t)(*p++ - '0');
+	fx_puts(1, v == aout_expected_brk ? "brk: exact\n" : "brk: trapped\n");
 	return 0;
 }
 
@@ -273,7 +305,9 @@ int fixture_main(uint32_t *entry_sp)
 		return fail(10, "execve failed");
 	}
 	if (argc != 2)
-		return fail(1, "usage: traps budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
+		return fail(1, "usage: traps probe|budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
+	if (fx_streq(argv[1], "probe"))
+		return probe();
 	if (fx_streq(argv[1], "budget"))
 		r = budget();
 	else if (fx_streq(argv[1], "fork"))
@@ -287,7 +321,7 @@ int fixture_main(uint32_t *entry_sp)
 	else if (fx_streq(argv[1], "sigsys-default"))
 		r = sigsys_default();
 	else
-		return fail(1, "usage: traps budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
+		return fail(1, "usage: traps probe|budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
 	if (r == 0)
 		fx_puts(1, "traps: ok\n");
 	return r;
