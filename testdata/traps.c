@@ -7,8 +7,10 @@
  * exact, calls happen once, children and signal handlers work.  It reads
  * "Seccomp:" from /proc/self/status to see which way is in force.
  *
- *	traps probe	prints "brk: trapped" or "brk: exact" (the kernel took
- *			the exact brk: nothing is trapped, the rest is moot)
+ *	traps probe	prints "brk: exact" (the kernel took the exact brk:
+ *			nothing is trapped, the rest is moot) or "brk: trapped,
+ *			dispatch" or "brk: trapped, filter" (no syscall user
+ *			dispatch: the filter from the start)
  *	traps budget	Seccomp 0 at start, 2 after 20 getpid calls; brk
  *	traps fork	fork as the first call: brk in the child and parent
  *	traps nested	a SIGALRM handler that calls brk and write interrupts
@@ -143,7 +145,14 @@ static int probe(void)
 			field++;
 	while (*p >= '0' && *p <= '9')
 		v = v * 10 + (uint32_t)(*p++ - '0');
-	fx_puts(1, v == aout_expected_brk ? "brk: exact\n" : "brk: trapped\n");
+	if (v == aout_expected_brk) {
+		fx_puts(1, "brk: exact\n");
+		return 0;
+	}
+	/* 6 calls so far: still within the dispatch budget, if there is one */
+	int mode = seccomp_mode();
+	fx_puts(1, mode == 0 ? "brk: trapped, dispatch\n" :
+		   mode == 2 ? "brk: trapped, filter\n" : "brk: trapped, ?\n");
 	return 0;
 }
 
