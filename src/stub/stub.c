@@ -651,6 +651,13 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
  * from here, where nothing traps it.  Any other SIGSYS was sent by
  * somebody and is the program's.
  */
+/* int $0x80, sysenter, syscall: what a call can be rerun by stepping back 2 */
+static int is_syscall_insn(const uint8_t *p)
+{
+	return (p[0] == 0xcd && p[1] == 0x80) ||
+	       (p[0] == 0x0f && (p[1] == 0x34 || p[1] == 0x05));
+}
+
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
@@ -661,7 +668,8 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 		pass_on_sigsys(sig, info, ucontext);
 		return;
 	}
-	if (code == SYS_USER_DISPATCH && !dispatch_takes(nr, g[REG_EBX])) {
+	if (code == SYS_USER_DISPATCH && !dispatch_takes(nr, g[REG_EBX]) &&
+	    is_syscall_insn((const uint8_t *)g[REG_EIP] - 2)) {
 		g[REG_EIP] -= 2; /* back onto the int $0x80, now under the filter */
 		return;
 	}
