@@ -1,5 +1,7 @@
 #include "info.h"
+#include "elfwrite.h"
 #include "stub_abi.h"
+#include "stub_image.h"
 
 static const char *describe(unsigned magic)
 {
@@ -121,7 +123,14 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 			 p->libs[i].start + p->libs[i].len + p->libs[i].bss_len,
 			 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, what);
 	}
-	map_line(out, STUB_BASE, STUB_BASE + STUB_PAGE,
+	/* the stub's code, data, bss and plan, as elfwrite lays them out */
+	struct elfw_layout l;
+	struct diag d;
+	uint32_t stub_len = STUB_PAGE;
+
+	if (elfw_layout(p, stub_image, stub_image_size, &l, &d) == 0)
+		stub_len = (l.stub_filesz + STUB_PAGE - 1) & ~(STUB_PAGE - 1);
+	map_line(out, STUB_BASE, STUB_BASE + stub_len,
 		 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, "aout2elf runtime stub");
 }
 
