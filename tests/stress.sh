@@ -1,7 +1,7 @@
 #!/bin/bash
 # Converted programs under stress, as under the a.out loader: an empty
 # argv, 10000 arguments, 1 MiB of environment, a 256 KiB stack limit, and
-# under gdb and strace.
+# under gdb and strace (also a program whose brk is trapped).
 . "${srcdir:-.}/tests/lib.sh"
 
 td=${AOUT2ELF_TESTDATA:-./testdata}
@@ -15,6 +15,7 @@ if [ "$(cat /proc/sys/vm/mmap_min_addr)" -gt 4096 ]; then
 fi
 "$AOUT2ELF" "$td/startup.qmagic.aout" "$tmp/startup" || exit 1
 "$AOUT2ELF" --direct "$td/startup.qmagic.aout" "$tmp/startup-direct" || exit 1
+"$AOUT2ELF" "$td/traps.qmagic.aout" "$tmp/traps" || exit 1
 
 run_capture "$tmp/argv0" ./tests/execv0 "$tmp/startup"
 check "empty argv: start-up state as the a.out loader made it" grep -qx 'startup: ok' "$tmp/argv0.out"
@@ -36,6 +37,11 @@ if command -v strace >/dev/null 2>&1; then
 	run_capture "$tmp/strace" strace -f -o "$tmp/strace.log" "$tmp/startup"
 	check "under strace: runs unchanged" grep -qx 'startup: ok' "$tmp/strace.out"
 	check "under strace: the stub's mremap is visible" grep -q 'mremap(0x80000000' "$tmp/strace.log"
+	# brk trapped by dispatch, then the filter; a child across the switch
+	for t in budget fork; do
+		run_capture "$tmp/strace-$t" strace -f -o "$tmp/strace-$t.log" "$tmp/traps" "$t"
+		check "under strace: traps $t runs unchanged" grep -qx 'traps: ok' "$tmp/strace-$t.out"
+	done
 else
 	skip "strace not installed"
 fi
@@ -53,6 +59,10 @@ if command -v gdb >/dev/null 2>&1; then
 		check "gdb: starti, then hbreak on an a.out symbol stops there" \
 			grep -qE '^fixture_main( \+ [0-9]+)? in section \.text' "$tmp/gdb2.out"
 	fi
+	gdb -nx -batch -ex 'handle SIGSYS nostop noprint pass' -ex run \
+		--args "$tmp/traps" budget >"$tmp/gdb3.out" 2>&1 </dev/null
+	check "gdb: a program whose calls are dispatched runs to the end (handle SIGSYS nostop)" \
+		sh -c "grep -qx 'traps: ok' '$tmp/gdb3.out' && grep -q 'exited normally' '$tmp/gdb3.out'"
 else
 	skip "gdb not installed"
 fi
