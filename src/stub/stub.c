@@ -290,8 +290,6 @@ static uint32_t brk_hybrid(uint32_t want)
 	uint32_t old_top = PAGE_UP(cur > PRCTL_MIN ? PRCTL_MIN : cur);
 	uint32_t new_top = PAGE_UP(want);
 
-	if (hole_used_top < PAGE_UP(plan->brk))
-		hole_used_top = PAGE_UP(plan->brk);
 	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
 	if (new_top > old_top && old_top < hole_used_top)
 		// cppcheck-suppress nullPointer
@@ -983,6 +981,7 @@ static int set_hybrid_brk(struct prctl_mm_map *m)
 	m->start_brk = m->brk = PRCTL_MIN;
 	if (set_mm(m) == 0) {
 		hybrid_brk = 1;
+		hole_used_top = top; /* the pages above hold nothing yet */
 		return 0;
 	}
 	if (top < PRCTL_MIN)
@@ -1056,6 +1055,17 @@ static uint32_t *build_aout_frame(uint32_t *elf_sp, uint32_t strings)
 	return sp;
 }
 
+/* Rules trapping nr, args[0] in [arg_min, arg_max], from the a.out code and the libraries'. */
+static unsigned add_image_rules(struct trap_rule *r, unsigned n, uint32_t nr,
+				uint32_t arg_min, uint32_t arg_max)
+{
+	r[n++] = (struct trap_rule){ nr, plan->trap_lo, plan->trap_hi, arg_min, arg_max };
+	if (plan->lib_hi > plan->lib_lo)
+		r[n++] = (struct trap_rule){ nr, plan->lib_lo, plan->lib_hi, arg_min,
+					     arg_max };
+	return n;
+}
+
 uint32_t *stub_main(uint32_t *elf_sp)
 {
 	uint32_t argc = elf_sp[0];
@@ -1106,29 +1116,13 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	if (plan->flags & STUB_F_DYNAMIC)
 		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
 						      0, 0xffffffffu };
-	if (emulating_brk) {
-		uint32_t arg_max = hybrid_brk ? PRCTL_MIN : 0xffffffffu;
-
-		rules[nrules++] = (struct trap_rule){ NR_brk, plan->trap_lo,
-						      plan->trap_hi, 0, arg_max };
-		if (plan->lib_hi > plan->lib_lo)
-			rules[nrules++] = (struct trap_rule){ NR_brk, plan->lib_lo,
-							      plan->lib_hi, 0, arg_max };
-	}
+	if (emulating_brk)
+		nrules = add_image_rules(rules, nrules, NR_brk, 0,
+					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
 	if (nrules) {
-		static const uint32_t set_handler[] = { NR_signal, NR_sigaction,
-							NR_rt_sigaction };
-
-		for (unsigned i = 0; i < 3; i++) {
-			rules[nrules++] = (struct trap_rule){ set_handler[i],
-							      plan->trap_lo,
-							      plan->trap_hi,
-							      SIGSYS, SIGSYS };
-			if (plan->lib_hi > plan->lib_lo)
-				rules[nrules++] = (struct trap_rule){
-					set_handler[i], plan->lib_lo,
-					plan->lib_hi, SIGSYS, SIGSYS };
-		}
+		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
+		nrules = add_image_rules(rules, nrules, NR_sigaction, SIGSYS, SIGSYS);
+		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, SIGSYS, SIGSYS);
 		unblock_sigsys();
 	}
 	/* Static programs: only brk is trapped, and dispatch may do it. */
