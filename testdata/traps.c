@@ -17,6 +17,13 @@
  *			a read the stub is making for the program; still
  *			Seccomp 0 afterwards
  *	traps mask	rt_sigprocmask as the first call: its effect stays
+ *	traps blockall	every signal blocked (sigprocmask, a handler's
+ *			sa_mask, sigsuspend): brk still works, the masks read
+ *			back hold SIGSYS, a SIGSYS sent meanwhile waits until
+ *			it is unblocked, bad pointers give EFAULT; under
+ *			dispatch and under the filter
+ *	traps inherited	started with SIGSYS blocked (env --block-signal=SYS):
+ *			the mask says so, and brk works
  *	traps sigsys	its own SIGSYS handler, set, read back, raised with
  *			kill, ignored and reset, under dispatch and the filter
  *	traps sigsys-default	kill(SIGSYS) with SIG_DFL: dies of it
@@ -28,7 +35,8 @@
  * heap was not zero, 7 fork or the child failed, 8 the signal handler
  * failed or did not run, 9 the signal mask did not stay, 10 execve failed,
  * 11 a SIGSYS disposition was not what was set, 12 a sent SIGSYS did not
- * do what the disposition says.
+ * do what the disposition says, 13 a mask read back is not what was set,
+ * 14 a bad pointer did not give EFAULT.
  */
 #include "fixture.h"
 
@@ -292,16 +300,169 @@ static int sigsys_default(void)
 	return fail(12, "still alive after kill(SIGSYS) with SIG_DFL");
 }
 
+#define SIG_BLOCK 0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
+
+static uint32_t blocked_now(void)
+{
+	uint32_t now[2] = { 0, 0 };
+
+	sys4(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)now, 8);
+	return now[0];
+}
+
 static int mask(void)
 {
-	uint32_t set[2] = { 1u << (SIGUSR1 - 1), 0 }, now[2] = { 0, 0 };
+	uint32_t set[2] = { 1u << (SIGUSR1 - 1), 0 };
 	int r;
 
-	if (sys4(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, (long)set, 0, 8) != 0 ||
-	    sys4(SYS_rt_sigprocmask, 0, 0, (long)now, 8) != 0 ||
-	    !(now[0] & set[0]))
+	if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8) != 0 ||
+	    !(blocked_now() & set[0]))
 		return fail(9, "SIGUSR1 did not stay blocked");
-	if ((r = expect_seccomp(2)) || (r = check_brk()))
+	if ((r = check_brk()))
+		return r;
+	if (!(blocked_now() & set[0]))
+		return fail(9, "SIGUSR1 did not stay blocked");
+	return 0;
+}
+
+#define SYS_sgetmask 68
+#define SYS_sigsuspend 72
+#define SYS_sigprocmask 126
+#define SYS_rt_sigsuspend 179
+#define SIGSYS_BIT (1u << (SIGSYS - 1))
+#define EFAULT 14
+#define EINTR 4
+#define BAD_POINTER 0x7ff00010L /* nothing is mapped there */
+
+static volatile int handler_brk_ok, handler_runs;
+
+/* run with every signal blocked: brk must still work */
+static void brk_in_handler(int sig, void *info, void *uctx)
+{
+	(void)sig;
+	(void)info;
+	(void)uctx;
+	handler_runs++;
+	handler_brk_ok = check_brk() == 0;
+}
+
+static int set_handler(int sig, void (*h)(int, void *, void *))
+{
+	struct k_sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.handler = h;
+	sa.flags = SA_SIGINFO;
+	sa.mask[0] = sa.mask[1] = 0xffffffffu;
+	return sys_rt_sigaction(sig, &sa, NULL) == 0 ? 0 : -1;
+}
+
+static int handler_mask_round(void)
+{
+	struct k_sigaction back;
+	struct { uint32_t handler, mask, flags, restorer; } oback;
+
+	if (set_handler(SIGUSR1, brk_in_handler))
+		return fail(8, "cannot set the SIGUSR1 handler");
+	handler_runs = 0;
+	sys_kill(sys_getpid(), SIGUSR1);
+	if (handler_runs != 1 || !handler_brk_ok)
+		return fail(8, "brk failed in a handler whose sa_mask blocks everything");
+	if (sys_rt_sigaction(SIGUSR1, NULL, &back) != 0 || !(back.mask[0] & SIGSYS_BIT) ||
+	    sys3(SYS_sigaction, SIGUSR1, 0, (long)&oback) != 0 || !(oback.mask & SIGSYS_BIT))
+		return fail(13, "the handler's sa_mask read back lost SIGSYS");
+	return 0;
+}
+
+static int suspend_round(void)
+{
+	struct { uint32_t interval[2], value[2]; } timer = { { 0, 0 }, { 0, 10000 } };
+	uint32_t all_but_alarm[2] = { ~(1u << (SIGALRM - 1)), 0xffffffffu };
+	long r;
+
+	if (set_handler(SIGALRM, brk_in_handler))
+		return fail(8, "cannot set the SIGALRM handler");
+	for (int old_call = 0; old_call < 2; old_call++) {
+		handler_runs = 0;
+		if (sys3(SYS_setitimer, 0, (long)&timer, 0) != 0)
+			return fail(8, "cannot set the timer");
+		r = old_call ? sys3(SYS_sigsuspend, 0, 0, (long)all_but_alarm[0]) :
+			       sys2(SYS_rt_sigsuspend, (long)all_but_alarm, 8);
+		if (r != -EINTR || handler_runs != 1 || !handler_brk_ok)
+			return fail(8, "brk failed in a handler run from sigsuspend");
+	}
+	return 0;
+}
+
+static int bad_pointers(void)
+{
+	struct { uint32_t o; } o;
+
+	if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, BAD_POINTER, 0, 8) != -EFAULT ||
+	    sys3(SYS_sigprocmask, SIG_BLOCK, BAD_POINTER, (long)&o) != -EFAULT ||
+	    sys2(SYS_rt_sigsuspend, BAD_POINTER, 8) != -EFAULT ||
+	    sys4(SYS_rt_sigaction, SIGUSR1, BAD_POINTER, 0, 8) != -EFAULT ||
+	    sys3(SYS_sigaction, SIGUSR1, BAD_POINTER, 0) != -EFAULT)
+		return fail(14, "a bad sigset or sigaction pointer did not give EFAULT");
+	return 0;
+}
+
+static int blockall_round(void)
+{
+	uint32_t all[2] = { 0xffffffffu, 0xffffffffu }, before[2] = { 0, 0 };
+	uint32_t sysbit[2] = { SIGSYS_BIT, 0 }, old32 = 0;
+	struct k_sigaction sa;
+	long got;
+	int r;
+
+	if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)all, (long)before, 8) != 0)
+		return fail(9, "rt_sigprocmask failed");
+	if ((r = check_brk()))
+		return r;
+	got = sys0(SYS_sgetmask); /* -ENOSYS without CONFIG_SGETMASK_SYSCALL */
+	if (!(blocked_now() & SIGSYS_BIT) ||
+	    sys3(SYS_sigprocmask, SIG_BLOCK, 0, (long)&old32) != 0 ||
+	    !(old32 & SIGSYS_BIT) || (got != -38 && !((uint32_t)got & SIGSYS_BIT)))
+		return fail(13, "the blocked mask read back lost SIGSYS");
+	/* a SIGSYS sent now waits until it is unblocked */
+	memset(&sa, 0, sizeof sa);
+	sa.handler = on_sigsys;
+	sa.flags = SA_SIGINFO;
+	sigsys_seen = 0;
+	if (sys_rt_sigaction(SIGSYS, &sa, NULL) != 0)
+		return fail(11, "cannot set the SIGSYS handler");
+	sys_kill(sys_getpid(), SIGSYS);
+	if (sigsys_seen != 0)
+		return fail(12, "a SIGSYS sent while blocked was not held");
+	if (sys4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)sysbit, 0, 8) != 0 ||
+	    sigsys_seen != 1)
+		return fail(12, "a held SIGSYS was not delivered when unblocked");
+	if ((blocked_now() & SIGSYS_BIT) || !(blocked_now() & (1u << (SIGUSR1 - 1))))
+		return fail(13, "SIG_UNBLOCK of SIGSYS changed the wrong bits");
+	memset(&sa, 0, sizeof sa); /* SIG_DFL again */
+	if (sys_rt_sigaction(SIGSYS, &sa, NULL) != 0 ||
+	    sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)before, 0, 8) != 0 ||
+	    blocked_now() != before[0])
+		return fail(9, "the mask could not be set back");
+	if ((r = handler_mask_round()) || (r = suspend_round()) || (r = bad_pointers()))
+		return r;
+	return check_brk();
+}
+
+static int inherited(void)
+{
+	if (!(blocked_now() & SIGSYS_BIT))
+		return fail(13, "SIGSYS blocked at exec does not show in the mask");
+	return check_brk();
+}
+
+static int blockall(void)
+{
+	int r;
+
+	if ((r = blockall_round()) || (r = past_the_budget()) || (r = blockall_round()))
 		return r;
 	return 0;
 }
@@ -317,7 +478,7 @@ int fixture_main(uint32_t *entry_sp)
 		return fail(10, "execve failed");
 	}
 	if (argc != 2)
-		return fail(1, "usage: traps probe|budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
+		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|inherited|sigsys|sigsys-default|exec PATH");
 	if (fx_streq(argv[1], "probe"))
 		return probe();
 	if (fx_streq(argv[1], "budget"))
@@ -328,12 +489,16 @@ int fixture_main(uint32_t *entry_sp)
 		r = nested();
 	else if (fx_streq(argv[1], "mask"))
 		r = mask();
+	else if (fx_streq(argv[1], "blockall"))
+		r = blockall();
+	else if (fx_streq(argv[1], "inherited"))
+		r = inherited();
 	else if (fx_streq(argv[1], "sigsys"))
 		r = sigsys();
 	else if (fx_streq(argv[1], "sigsys-default"))
 		r = sigsys_default();
 	else
-		return fail(1, "usage: traps probe|budget|fork|nested|mask|sigsys|sigsys-default|exec PATH");
+		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|inherited|sigsys|sigsys-default|exec PATH");
 	if (r == 0)
 		fx_puts(1, "traps: ok\n");
 	return r;

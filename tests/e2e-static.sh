@@ -157,7 +157,7 @@ for M in $MAGICS; do
 		for d in "hello" "hello world" "hello.stripped" "startup" "startup args" \
 			"startup with no environment" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
-			"traps budget" "traps fork" "traps nested" "traps mask" \
+			"traps budget" "traps fork" "traps nested" "traps mask" "traps blockall" \
 			"traps exec" "traps sigsys" "traps sigsys-default" \
 			"traps blocked"; do
 			skip "$M: run $d ($reason)"
@@ -216,7 +216,7 @@ for M in $MAGICS; do
 	runcheck "$M: run traps sigsys-default (kill(SIGSYS) at SIG_DFL: killed by SIGSYS)" \
 		traps 159 "" sigsys-default
 	probe=$("$B/traps.$M" probe 2>&1)
-	trapped_tests="fork mask budget nested sigsys exec blocked"
+	trapped_tests="fork mask blockall budget nested sigsys exec blocked"
 	if [ "$probe" = "brk: exact" ]; then
 		for t in $trapped_tests; do
 			skip "$M: run traps $t (brk is exact here: the kernel took it by prctl, nothing is trapped)"
@@ -226,10 +226,12 @@ for M in $MAGICS; do
 		not_ok "$M: traps probe says whether brk is trapped" "it printed: $probe"
 		continue
 	fi
-	for t in fork mask; do
-		runcheck "$M: run traps $t (the filter takes over, brk stays exact)" \
-			traps 0 $'traps: ok\n' "$t"
-	done
+	runcheck "$M: run traps fork (the filter takes over, brk stays exact)" \
+		traps 0 $'traps: ok\n' fork
+	runcheck "$M: run traps mask (a mask set by a trapped call stays)" \
+		traps 0 $'traps: ok\n' mask
+	runcheck "$M: run traps blockall (every signal blocked: brk works, SIGSYS waits)" \
+		traps 0 $'traps: ok\n' blockall
 	if [ "$probe" = "brk: trapped, dispatch" ]; then
 		runcheck "$M: run traps budget (dispatch first, the filter after 8 calls)" \
 			traps 0 $'traps: ok\n' budget
@@ -240,13 +242,15 @@ for M in $MAGICS; do
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
-		desc="$M: run traps blocked: budget started with SIGSYS blocked (env --block-signal)"
-		if env --block-signal=SYS true 2>/dev/null; then
-			run env --block-signal=SYS "$B/traps.$M" budget
-			expect "$desc" 0 $'traps: ok\n'
-		else
-			skip "$desc (env has no --block-signal)"
-		fi
+		for t in budget inherited; do
+			desc="$M: run traps blocked: $t started with SIGSYS blocked (env --block-signal)"
+			if env --block-signal=SYS true 2>/dev/null; then
+				run env --block-signal=SYS "$B/traps.$M" "$t"
+				expect "$desc" 0 $'traps: ok\n'
+			else
+				skip "$desc (env has no --block-signal)"
+			fi
+		done
 	elif [ "$kernel_has_dispatch" = yes ]; then
 		not_ok "$M: the stub traps with syscall user dispatch first on Linux $(uname -r)" \
 			"traps probe says: $probe"

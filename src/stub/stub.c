@@ -621,11 +621,18 @@ static long sigsys_action(int nr, const uint32_t *g)
 	return 0;
 }
 
+static uint32_t prog_blocks_sigsys; /* SIGSYS_BIT if the program blocked it */
+static int sigsys_waiting;          /* sent while the program had it blocked */
+
 /* A SIGSYS somebody sent: what the program's disposition says. */
 static void pass_on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t handler = prog_sigsys.handler;
 
+	if (prog_blocks_sigsys) {
+		sigsys_waiting = 1; /* delivered when the program unblocks it */
+		return;
+	}
 	if (handler == SIG_IGN)
 		return;
 	if (handler == SIG_DFL) {
@@ -640,6 +647,199 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 	if (prog_sigsys.flags & SA_RESETHAND)
 		prog_sigsys.handler = SIG_DFL;
 	((void (*)(int, void *, void *))handler)(sig, info, ucontext);
+}
+
+/*
+ * ---- SIGSYS stays unblocked ----
+ *
+ * A trap that finds SIGSYS blocked kills the program: the kernel resets a
+ * forced signal that is blocked to SIG_DFL.  Programs block every signal
+ * for good reasons (sigfillset() and then sigprocmask(), a handler's
+ * sa_mask, sigsuspend()), and a malloc() that calls brk would then die.
+ * So wherever anything is trapped, every call that sets the signal mask
+ * or a handler's mask is trapped as well and made without SIGSYS in the
+ * mask.  What the program asked for is kept here and shown back to it by
+ * the calls that report a mask; a SIGSYS sent meanwhile waits here until
+ * the program unblocks it.
+ */
+#define NR_sgetmask 68
+#define NR_ssetmask 69
+#define NR_sigsuspend 72
+#define NR_sigprocmask 126
+#define NR_rt_sigsuspend 179
+#define SIG_BLOCK 0
+#define SIG_SETMASK 2
+#define BAD_HOW 0x7fffffff
+#define EFAULT 14
+#define ENOSYS 38
+#define SIGSYS_BIT (1u << (SIGSYS - 1))
+
+static uint32_t sa_mask_sigsys[2]; /* bit sig-1: that handler's mask held SIGSYS */
+
+static int is_mask_call(int nr, uint32_t arg0)
+{
+	if (nr == NR_sigaction || nr == NR_rt_sigaction)
+		return arg0 != SIGSYS; /* SIGSYS's own: is_sigsys_action */
+	return nr == NR_sgetmask || nr == NR_ssetmask || nr == NR_sigsuspend ||
+	       nr == NR_sigprocmask || nr == NR_rt_sigprocmask ||
+	       nr == NR_rt_sigsuspend;
+}
+
+/*
+ * -EFAULT if the program's sigset at p cannot be read.  sigprocmask and
+ * rt_sigprocmask read the set before they look at how, so a call with a
+ * bad how checks the pointer and changes nothing; the stub then reads the
+ * set itself without faulting in its handler.
+ */
+static long unreadable_set(int nr, uint32_t p)
+{
+	return stub_syscall(nr, BAD_HOW, (long)p, 0, 8, 0, 0) == -EFAULT ? -EFAULT : 0;
+}
+
+/*
+ * rt_sigreturn sets the mask from the frame of the trap, which would undo
+ * a change made from the handler: put the mask now in force there.
+ */
+static void keep_mask(void *ucontext)
+{
+	uint32_t now[2] = { 0, 0 };
+	uint32_t *uc_sigmask = (uint32_t *)((char *)ucontext + 108);
+
+	stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, 0, (long)now, 8, 0, 0);
+	uc_sigmask[0] = now[0] & ~SIGSYS_BIT;
+	uc_sigmask[1] = now[1];
+}
+
+/* sigprocmask, rt_sigprocmask, ssetmask: what the program blocks now. */
+static void set_blocks_sigsys(uint32_t how, uint32_t asked)
+{
+	if (how == SIG_BLOCK)
+		prog_blocks_sigsys |= asked;
+	else if (how == SIG_UNBLOCK)
+		prog_blocks_sigsys &= ~asked;
+	else
+		prog_blocks_sigsys = asked;
+}
+
+static void release_waiting_sigsys(void)
+{
+	if (!sigsys_waiting || prog_blocks_sigsys)
+		return;
+	sigsys_waiting = 0;
+	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
+		     0, 0, 0);
+}
+
+static long procmask_call(int nr, const uint32_t *g, void *ucontext)
+{
+	uint32_t how = g[REG_EBX], set = g[REG_ECX], oset = g[REG_EDX];
+	uint32_t size = nr == NR_rt_sigprocmask ? g[REG_ESI] : 4;
+	uint32_t was = prog_blocks_sigsys, asked = 0, want[2] = { 0, 0 };
+	long r;
+
+	if (nr == NR_rt_sigprocmask && size != 8)
+		return -EINVAL;
+	if (set) {
+		if (unreadable_set(nr, set))
+			return -EFAULT;
+		want[0] = ((const uint32_t *)set)[0];
+		if (size == 8)
+			want[1] = ((const uint32_t *)set)[1];
+		asked = want[0] & SIGSYS_BIT;
+		want[0] &= ~SIGSYS_BIT;
+	}
+	r = stub_syscall(nr, (long)how, set ? (long)want : 0, (long)oset, (long)size, 0, 0);
+	if (r < 0)
+		return r;
+	if (oset)
+		*(uint32_t *)oset |= was;
+	if (set) {
+		set_blocks_sigsys(how, asked);
+		keep_mask(ucontext);
+		release_waiting_sigsys();
+	}
+	return r;
+}
+
+/* sigaction and rt_sigaction for any signal but SIGSYS: sa_mask without it. */
+static long handler_mask_call(int nr, const uint32_t *g)
+{
+	uint32_t sig = g[REG_EBX], act = g[REG_ECX], oact = g[REG_EDX];
+	uint32_t size = nr == NR_rt_sigaction ? g[REG_ESI] : 0;
+	uint32_t word = (sig - 1) / 32, bit = 1u << ((sig - 1) % 32), asked = 0;
+	struct k_sigaction rt;
+	struct k_old_sigaction old;
+	void *copy = 0;
+	long r;
+
+	if (sig < 1 || sig > 64 || (nr == NR_rt_sigaction && size != 8))
+		return stub_syscall(nr, (long)sig, (long)act, (long)oact, (long)size, 0, 0);
+	/* signal 0 is refused after act has been read: a check of the pointer */
+	if (act && stub_syscall(nr, 0, (long)act, 0, (long)size, 0, 0) == -EFAULT)
+		return -EFAULT;
+	if (act && nr == NR_rt_sigaction) {
+		rt = *(const struct k_sigaction *)act;
+		asked = rt.mask[0] & SIGSYS_BIT;
+		rt.mask[0] &= ~SIGSYS_BIT;
+		copy = &rt;
+	} else if (act) {
+		old = *(const struct k_old_sigaction *)act;
+		asked = old.mask & SIGSYS_BIT;
+		old.mask &= ~SIGSYS_BIT;
+		copy = &old;
+	}
+	r = stub_syscall(nr, (long)sig, (long)copy, (long)oact, (long)size, 0, 0);
+	if (r < 0)
+		return r;
+	if (oact && (sa_mask_sigsys[word] & bit)) {
+		if (nr == NR_rt_sigaction)
+			((struct k_sigaction *)oact)->mask[0] |= SIGSYS_BIT;
+		else
+			((struct k_old_sigaction *)oact)->mask |= SIGSYS_BIT;
+	}
+	if (act)
+		sa_mask_sigsys[word] = asked ? sa_mask_sigsys[word] | bit :
+					       sa_mask_sigsys[word] & ~bit;
+	return r;
+}
+
+/* The calls of is_mask_call, made for the program from the handler. */
+static long mask_call(int nr, const uint32_t *g, void *ucontext)
+{
+	uint32_t set[2];
+	long r;
+
+	switch (nr) {
+	case NR_sigaction:
+	case NR_rt_sigaction:
+		return handler_mask_call(nr, g);
+	case NR_sigprocmask:
+	case NR_rt_sigprocmask:
+		return procmask_call(nr, g, ucontext);
+	case NR_sgetmask:
+		r = stub_syscall(nr, 0, 0, 0, 0, 0, 0);
+		return r == -ENOSYS ? r : (long)((uint32_t)r | prog_blocks_sigsys);
+	case NR_ssetmask:
+		r = stub_syscall(nr, (long)(g[REG_EBX] & ~SIGSYS_BIT), 0, 0, 0, 0, 0);
+		if (r == -ENOSYS)
+			return r;
+		r = (long)((uint32_t)r | prog_blocks_sigsys);
+		set_blocks_sigsys(SIG_SETMASK, g[REG_EBX] & SIGSYS_BIT);
+		keep_mask(ucontext);
+		release_waiting_sigsys();
+		return r;
+	case NR_sigsuspend: /* i386: (history0, history1, mask) */
+		return stub_syscall(nr, (long)g[REG_EBX], (long)g[REG_ECX],
+				    (long)(g[REG_EDX] & ~SIGSYS_BIT), 0, 0, 0);
+	default: /* rt_sigsuspend */
+		if (g[REG_ECX] != 8)
+			return -EINVAL;
+		if (unreadable_set(NR_rt_sigprocmask, g[REG_EBX]))
+			return -EFAULT;
+		set[0] = ((const uint32_t *)g[REG_EBX])[0] & ~SIGSYS_BIT;
+		set[1] = ((const uint32_t *)g[REG_EBX])[1];
+		return stub_syscall(nr, (long)set, 8, 0, 0, 0, 0);
+	}
 }
 
 /*
@@ -673,6 +873,8 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 	}
 	if (is_sigsys_action(nr, g[REG_EBX]))
 		g[REG_EAX] = (uint32_t)sigsys_action(nr, g);
+	else if (is_mask_call(nr, g[REG_EBX]))
+		g[REG_EAX] = (uint32_t)mask_call(nr, g, ucontext);
 	else if (nr == NR_brk && hybrid_brk)
 		g[REG_EAX] = brk_hybrid(g[REG_EBX]);
 	else if (nr == NR_brk && emulating_brk)
@@ -718,16 +920,18 @@ static void install_sigsys_handler(void)
  * A trap that finds SIGSYS blocked kills the program (the kernel resets a
  * forced signal that is blocked to its default action), and a blocked
  * mask is inherited across exec: a program started with SIGSYS blocked
- * would die at its first trapped call.  So SIGSYS is let through; the
- * program sees it unblocked, which only a query of the mask shows.
+ * would die at its first trapped call.  So SIGSYS is let through, and the
+ * calls that report the mask show the program what it inherited.
  */
 static void unblock_sigsys(void)
 {
-	uint32_t set[2] = { 1u << (SIGSYS - 1), 0 };
-	long r = stub_syscall(NR_rt_sigprocmask, SIG_UNBLOCK, (long)set, 0, 8, 0, 0);
+	uint32_t set[2] = { SIGSYS_BIT, 0 }, was[2] = { 0, 0 };
+	long r = stub_syscall(NR_rt_sigprocmask, SIG_UNBLOCK, (long)set, (long)was, 8,
+			      0, 0);
 
 	if (r < 0)
 		die("unblocking SIGSYS", 0, r);
+	prog_blocks_sigsys = was[0] & SIGSYS_BIT; /* what it reports to the program */
 }
 
 struct sock_filter {
@@ -759,33 +963,122 @@ struct trap_rule {
 	uint32_t arg_min, arg_max; /* trapped only for args[0] in [min, max] */
 };
 
-#define MAX_RULES 9 /* uselib, 2 x brk, 2 x 3 for the SIGSYS handler */
-#define RULE_INSNS 9
+/* uselib, and for the a.out's code and the libraries': brk, signal, 8 mask calls */
+#define MAX_RULES (1 + 2 * 10)
 #define BPF_JGT_K 0x25
+/* header, one test per call, a block of at most 6 per rule and 2 per call */
+#define MAX_INSNS (4 + MAX_RULES * (1 + 6 + 2))
 
-static void install_traps(const struct trap_rule *rules, unsigned n)
+static int any_arg(const struct trap_rule *r)
 {
-	struct sock_filter f[2 + RULE_INSNS * MAX_RULES + 1];
-	unsigned k = 0;
+	return r->arg_min == 0 && r->arg_max == 0xffffffffu;
+}
 
-	if (n > MAX_RULES)
-		die("too many seccomp rules", 0, -EINVAL);
-	f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 4 }; /* arch */
-	f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, (uint8_t)(RULE_INSNS * n),
-				       AUDIT_ARCH_I386 };
-	/* each rule: its jumps on failure go to the next rule */
-	for (unsigned i = 0; i < n; i++) {
-		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 0 }; /* nr */
-		f[k++] = (struct sock_filter){ BPF_JEQ_K, 0, 7, rules[i].nr };
+/* Rules for one call come one after another: the end of those from i. */
+static unsigned call_end(const struct trap_rule *r, unsigned n, unsigned i)
+{
+	unsigned e = i + 1;
+
+	while (e < n && r[e].nr == r[i].nr)
+		e++;
+	return e;
+}
+
+static int same_tests(const struct trap_rule *a, unsigned alen,
+		      const struct trap_rule *b, unsigned blen)
+{
+	if (alen != blen)
+		return 0;
+	for (unsigned i = 0; i < alen; i++)
+		if (a[i].ip_lo != b[i].ip_lo || a[i].ip_hi != b[i].ip_hi ||
+		    a[i].arg_min != b[i].arg_min || a[i].arg_max != b[i].arg_max)
+			return 0;
+	return 1;
+}
+
+static unsigned rule_insns(const struct trap_rule *r)
+{
+	return any_arg(r) ? 3 : 6;
+}
+
+static uint8_t jump(unsigned from, unsigned to)
+{
+	return (uint8_t)(to - from - 1);
+}
+
+/* One call's tests at f[at]: an IP range, then maybe args[0], per rule. */
+static unsigned emit_tests(struct sock_filter *f, unsigned at,
+			   const struct trap_rule *r, unsigned len)
+{
+	unsigned trap = at + 1, k = at;
+
+	for (unsigned i = 0; i < len; i++)
+		trap += rule_insns(&r[i]);
+	for (unsigned i = 0; i < len; i++, at = k) {
+		unsigned next = at + rule_insns(&r[i]);
+
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 8 }; /* ip */
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 5, rules[i].ip_lo };
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 4, 0, rules[i].ip_hi };
+		f[k] = (struct sock_filter){ BPF_JGE_K, 0, jump(k, next), r[i].ip_lo };
+		k++;
+		if (any_arg(&r[i])) {
+			f[k] = (struct sock_filter){ BPF_JGE_K, jump(k, next), jump(k, trap),
+						     r[i].ip_hi };
+			k++;
+			continue;
+		}
+		f[k] = (struct sock_filter){ BPF_JGE_K, jump(k, next), 0, r[i].ip_hi };
+		k++;
 		f[k++] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 16 }; /* args[0] */
-		f[k++] = (struct sock_filter){ BPF_JGT_K, 2, 0, rules[i].arg_max };
-		f[k++] = (struct sock_filter){ BPF_JGE_K, 0, 1, rules[i].arg_min };
-		f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP };
+		f[k] = (struct sock_filter){ BPF_JGT_K, jump(k, next), 0, r[i].arg_max };
+		k++;
+		f[k] = (struct sock_filter){ BPF_JGE_K, jump(k, trap), jump(k, next),
+					     r[i].arg_min };
+		k++;
 	}
 	f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
+	f[k++] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_TRAP };
+	return k;
+}
+
+/*
+ * The filter tests nr first, one comparison per call, so that the kernel
+ * finds every other call always allowed and caches that (it then runs no
+ * filter for them at all).  Calls trapped under the same tests (the mask
+ * calls: any argument from the a.out's or the libraries' code) share them:
+ * the kernel's cost of attaching a filter grows with its length.
+ */
+static void install_traps(const struct trap_rule *rules, unsigned n)
+{
+	struct sock_filter f[MAX_INSNS];
+	unsigned tests_at[MAX_RULES], ncalls = 0, k;
+
+	_Static_assert(MAX_INSNS <= 256, "a BPF jump reaches 255 insns at most");
+	if (n > MAX_RULES)
+		die("too many seccomp rules", 0, -EINVAL);
+	for (unsigned i = 0; i < n; i = call_end(rules, n, i))
+		ncalls++;
+	k = 3 + ncalls + 1;
+	for (unsigned i = 0, c = 0; i < n; i = call_end(rules, n, i), c++) {
+		unsigned len = call_end(rules, n, i) - i;
+
+		tests_at[c] = 0;
+		for (unsigned j = 0, d = 0; j < i; j = call_end(rules, n, j), d++)
+			if (same_tests(&rules[j], call_end(rules, n, j) - j, &rules[i], len)) {
+				tests_at[c] = tests_at[d];
+				break;
+			}
+		if (!tests_at[c]) {
+			tests_at[c] = k;
+			k = emit_tests(f, k, &rules[i], len);
+		}
+	}
+	f[0] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 4 }; /* arch */
+	f[1] = (struct sock_filter){ BPF_JEQ_K, 0, jump(1, 3 + ncalls), AUDIT_ARCH_I386 };
+	f[2] = (struct sock_filter){ BPF_LD_W_ABS, 0, 0, 0 }; /* nr */
+	for (unsigned i = 0, c = 0; i < n; i = call_end(rules, n, i), c++)
+		f[3 + c] = (struct sock_filter){ BPF_JEQ_K, jump(3 + c, tests_at[c]), 0,
+						 rules[i].nr };
+	f[3 + ncalls] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
 
 	struct sock_fprog prog = { (uint16_t)k, f };
 	long r = stub_syscall(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
@@ -895,7 +1188,7 @@ static int plain_call(int nr, uint32_t arg0)
 /* A dispatched call: 1 if the handler is to make it, 0 if it is to be rerun. */
 static int dispatch_takes(int nr, uint32_t arg0)
 {
-	if (nr == NR_brk || is_sigsys_action(nr, arg0))
+	if (nr == NR_brk || is_sigsys_action(nr, arg0) || is_mask_call(nr, arg0))
 		return 1; /* what the filter would trap anyway */
 	if (dispatch_left > 0 && plain_call(nr, arg0)) {
 		dispatch_left--;
@@ -1120,9 +1413,16 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		nrules = add_image_rules(rules, nrules, NR_brk, 0,
 					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
 	if (nrules) {
+		static const uint8_t mask_calls[] = {
+			NR_sigaction, NR_rt_sigaction, NR_sgetmask, NR_ssetmask,
+			NR_sigsuspend, NR_sigprocmask, NR_rt_sigprocmask,
+			NR_rt_sigsuspend,
+		};
+
 		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
-		nrules = add_image_rules(rules, nrules, NR_sigaction, SIGSYS, SIGSYS);
-		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, SIGSYS, SIGSYS);
+		for (size_t i = 0; i < sizeof mask_calls; i++)
+			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
+						 0xffffffffu);
 		unblock_sigsys();
 	}
 	/* Static programs: only brk is trapped, and dispatch may do it. */
