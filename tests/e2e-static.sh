@@ -261,6 +261,33 @@ for M in $MAGICS; do
 	fi
 done
 
+# ---- the data size limit (RLIMIT_DATA) ----
+# load_aout_binary refused a program whose data and bss exceed
+# RLIMIT_DATA; a converted one says so in one line (traps: 4096 bytes of
+# data, 2140 of bss).  Below 64 KiB the stub maps zero pages up to 64 KiB
+# with bss; where the limit forbids them it maps bss alone and traps brk.
+# The limit that lets exec map the writable PT_LOADs, but not bss:
+writable_kib() {
+	local kib=0 memsz
+	for memsz in $(readelf -lW "$1" | awk '$1 == "LOAD" && $7 ~ /W/ { print $6 }'); do
+		kib=$((kib + (memsz + 4095) / 4096 * 4))
+	done
+	echo "$kib"
+}
+desc="qmagic: traps with a data size limit below its bss says so"
+if [ -f "$B/traps.qmagic" ] && command -v readelf >/dev/null 2>&1; then
+	limit=$(($(writable_kib "$B/traps.qmagic") + 2))
+	run bash -c 'ulimit -d "$1" && exec "$0" budget' "$B/traps.qmagic" "$limit"
+	expect_fail_line "$desc (ulimit -d $limit)" 127 \
+		"traps.qmagic: its data and bss (6236 bytes)" \
+		"exceed the data size limit (ulimit -d: $((limit * 1024)) bytes)"
+	run bash -c 'ulimit -d 48 && exec "$0" budget' "$B/traps.qmagic"
+	expect "qmagic: run traps budget with ulimit -d 48 (brk trapped without the zero pages to 64 KiB)" \
+		0 $'traps: ok\n'
+else
+	skip "$desc (traps.qmagic not converted, or no readelf)"
+fi
+
 # ---- --info names the stub's real extent ----
 desc="--info: the runtime stub's line ends where its PT_LOAD does"
 if [ -f "$B/traps.qmagic" ] && command -v readelf >/dev/null 2>&1; then

@@ -217,6 +217,42 @@ static uint32_t zero_len(const struct stub_map *m)
 	return PRCTL_MIN - m->dst;
 }
 
+static long map_zero(const struct stub_map *m, uint32_t len)
+{
+	return stub_syscall(NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+}
+
+/*
+ * load_aout_binary refused a program whose data and bss exceed
+ * RLIMIT_DATA (exec failed with ENOMEM); here the kernel's count of
+ * private writable memory refuses the bss mapping, so say which it is.
+ */
+#define NR_ugetrlimit 191
+#define RLIMIT_DATA 2
+#define ENOMEM 12
+
+static __attribute__((noreturn)) void die_no_memory(void)
+{
+	uint32_t lim[2] = { 0xffffffffu, 0xffffffffu };
+	struct line l = { .len = 0 };
+
+	stub_syscall(NR_ugetrlimit, RLIMIT_DATA, (long)lim, 0, 0, 0, 0);
+	put_str(&l, prog_name);
+	put_str(&l, lim[0] == 0xffffffffu ? ": no memory for its data and bss (" :
+					     ": its data and bss (");
+	put_dec(&l, (plan->end_data - plan->start_data) + (plan->brk - plan->start_brk));
+	if (lim[0] != 0xffffffffu) {
+		/* the stub's pages are private and writable too */
+		put_str(&l, " bytes) and the stub's ");
+		put_dec(&l, PAGE_UP(__stub_header.plan_off + sizeof *plan));
+		put_str(&l, " exceed the data size limit (ulimit -d: ");
+		put_dec(&l, lim[0]);
+	}
+	put_str(&l, " bytes)");
+	die_line(&l);
+}
+
 /* Step 1: segments to their a.out addresses. */
 static void map_image(void)
 {
@@ -229,19 +265,22 @@ static void map_image(void)
 			i += joined - 1;
 			continue;
 		}
-		if (m->kind == STUB_MAP_MOVE)
+		if (m->kind == STUB_MAP_MOVE) {
 			r = move_pages(m->src, m->len, m->dst);
-		else
-			r = stub_syscall(NR_mmap2, (long)m->dst,
-					 (long)zero_len(m),
-					 (long)m->prot,
-					 MAP_PRIVATE | MAP_ANONYMOUS |
-						 MAP_FIXED_NOREPLACE,
-					 -1, 0);
+		} else {
+			r = map_zero(m, zero_len(m));
+			/* the data size limit counts the hole: brk is trapped without it */
+			if (r == -ENOMEM && hole_premapped) {
+				hole_premapped = 0;
+				r = map_zero(m, m->len);
+			}
+		}
 		if ((uint32_t)r == m->dst)
 			continue;
 		if (r == -EPERM || r == -EACCES)
 			die_low_address(plan->min_addr);
+		if (r == -ENOMEM)
+			die_no_memory();
 		die("mapping the a.out image", m->dst, r);
 	}
 }
