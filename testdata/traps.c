@@ -28,6 +28,10 @@
  *			kill, ignored and reset, under dispatch and the filter
  *	traps sigsys-default	kill(SIGSYS) with SIG_DFL: dies of it
  *	traps exec PATH [ARG]...   execve as the first call
+ *	traps exec-ignoring PATH [ARG]...   SIGSYS ignored, then execve under
+ *			the filter: PATH starts with SIGSYS ignored
+ *	traps exec-blocking PATH [ARG]...   SIGSYS blocked, then execve under
+ *			dispatch: PATH starts with SIGSYS blocked
  *
  * Prints "traps: ok" and exits 0, or one line on stderr and the status:
  * 1 usage, 2 /proc/self/status unreadable, 3 wrong Seccomp value,
@@ -474,6 +478,25 @@ int fixture_main(uint32_t *entry_sp)
 	int r;
 
 	if (argc >= 3 && fx_streq(argv[1], "exec")) {
+		sys_execve(argv[2], argv + 2, envp);
+		return fail(10, "execve failed");
+	}
+	if (argc >= 3 && fx_streq(argv[1], "exec-ignoring")) {
+		if (sys2(SYS_signal, SIGSYS, 1 /* SIG_IGN */) != 0)
+			return fail(11, "signal(SIGSYS, SIG_IGN) failed");
+		if ((r = past_the_budget()))
+			return r;
+		sys_execve("/nonexistent", argv + 2, envp); /* fails: SIGSYS stays the stub's */
+		if ((r = check_brk()))
+			return r;
+		sys_execve(argv[2], argv + 2, envp);
+		return fail(10, "execve failed");
+	}
+	if (argc >= 3 && fx_streq(argv[1], "exec-blocking")) {
+		uint32_t set[2] = { SIGSYS_BIT, 0 };
+
+		if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8) != 0)
+			return fail(9, "rt_sigprocmask failed");
 		sys_execve(argv[2], argv + 2, envp);
 		return fail(10, "execve failed");
 	}

@@ -216,7 +216,7 @@ for M in $MAGICS; do
 	runcheck "$M: run traps sigsys-default (kill(SIGSYS) at SIG_DFL: killed by SIGSYS)" \
 		traps 159 "" sigsys-default
 	probe=$("$B/traps.$M" probe 2>&1)
-	trapped_tests="fork mask blockall budget nested sigsys exec blocked"
+	trapped_tests="fork mask blockall budget nested sigsys exec exec-ignoring exec-blocking blocked"
 	if [ "$probe" = "brk: exact" ]; then
 		for t in $trapped_tests; do
 			skip "$M: run traps $t (brk is exact here: the kernel took it by prctl, nothing is trapped)"
@@ -242,6 +242,19 @@ for M in $MAGICS; do
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
+		# an ignored or blocked SIGSYS survives exec (bit 30 of the masks)
+		for t in ignoring:SigIgn blocking:SigBlk; do
+			desc="$M: run traps exec-${t%%:*} grep: the new program starts with SIGSYS in ${t#*:}"
+			run "$B/traps.$M" "exec-${t%%:*}" "$GREP" "^${t#*:}:" /proc/self/status
+			mask=$(sed -n "s/^${t#*:}:[[:space:]]*//p" "$OUT")
+			if [ "$st" = 0 ] && [ -n "$mask" ] && [ $((0x$mask & 0x40000000)) != 0 ] &&
+				[ ! -s "$ERR" ]; then
+				ok "$desc"
+			else
+				not_ok "$desc" "expected exit 0 and bit 0x40000000 in ${t#*:}"
+				report_run
+			fi
+		done
 		for t in budget inherited; do
 			desc="$M: run traps blocked: $t started with SIGSYS blocked (env --block-signal)"
 			if env --block-signal=SYS true 2>/dev/null; then
@@ -255,7 +268,7 @@ for M in $MAGICS; do
 		not_ok "$M: the stub traps with syscall user dispatch first on Linux $(uname -r)" \
 			"traps probe says: $probe"
 	else
-		for t in budget nested sigsys exec blocked; do
+		for t in budget nested sigsys exec exec-ignoring exec-blocking blocked; do
 			skip "$M: run traps $t (Linux $(uname -r) has no syscall user dispatch, 5.11+)"
 		done
 	fi

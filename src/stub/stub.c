@@ -882,6 +882,40 @@ static long mask_call(int nr, const uint32_t *g, void *ucontext)
 }
 
 /*
+ * exec keeps a SIGSYS that is ignored or blocked, but the real SIGSYS is
+ * the stub's and never blocked: the program's wish is made real for the
+ * exec, and undone if the exec fails.
+ */
+#define NR_execve 11
+
+static void install_sigsys_handler(struct k_sigaction *was);
+
+static int exec_keeps_sigsys(int nr)
+{
+	return nr == NR_execve && (prog_sigsys.handler == SIG_IGN || prog_blocks_sigsys);
+}
+
+static long exec_call(const uint32_t *g)
+{
+	struct k_sigaction ign = { SIG_IGN, 0, 0, { 0, 0 } };
+	uint32_t set[2] = { SIGSYS_BIT, 0 };
+	int ignored = prog_sigsys.handler == SIG_IGN;
+	long r;
+
+	if (ignored)
+		stub_syscall(NR_rt_sigaction, SIGSYS, (long)&ign, 0, 8, 0, 0);
+	if (prog_blocks_sigsys)
+		stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8, 0, 0);
+	r = stub_syscall(NR_execve, (long)g[REG_EBX], (long)g[REG_ECX],
+			 (long)g[REG_EDX], 0, 0, 0);
+	if (prog_blocks_sigsys)
+		stub_syscall(NR_rt_sigprocmask, SIG_UNBLOCK, (long)set, 0, 8, 0, 0);
+	if (ignored)
+		install_sigsys_handler(0);
+	return r;
+}
+
+/*
  * SIGSYS: a call trapped by syscall user dispatch, by our seccomp filter
  * or by one a converted parent left behind (filters are inherited):
  * emulate what the kernel no longer does, and make any other trapped call
@@ -914,6 +948,8 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 		g[REG_EAX] = (uint32_t)sigsys_action(nr, g);
 	else if (is_mask_call(nr, g[REG_EBX]))
 		g[REG_EAX] = (uint32_t)mask_call(nr, g, ucontext);
+	else if (exec_keeps_sigsys(nr))
+		g[REG_EAX] = (uint32_t)exec_call(g);
 	else if (nr == NR_brk && hybrid_brk)
 		g[REG_EAX] = brk_hybrid(g[REG_EBX]);
 	else if (nr == NR_brk && emulating_brk)
@@ -939,7 +975,7 @@ static void on_sigsys(int sig, void *info, void *ucontext)
  * meanwhile may make a trapped call of its own; a SIGSYS that arrived
  * blocked would be fatal.  The handler is reentrant for that reason.
  */
-static void install_sigsys_handler(void)
+static void install_sigsys_handler(struct k_sigaction *was)
 {
 	struct {
 		void (*handler)(int, void *, void *);
@@ -948,8 +984,7 @@ static void install_sigsys_handler(void)
 		uint32_t mask[2];
 	} sa = { on_sigsys, SA_SIGINFO | SA_RESTORER | SA_NODEFER,
 		 stub_sysinfo ? stub_sigreturn_vdso : stub_sigreturn, { 0, 0 } };
-	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa,
-			      (long)&prog_sigsys, 8, 0, 0);
+	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, (long)was, 8, 0, 0);
 
 	if (r < 0)
 		die("installing the SIGSYS handler", 0, r);
@@ -1002,8 +1037,8 @@ struct trap_rule {
 	uint32_t arg_min, arg_max; /* trapped only for args[0] in [min, max] */
 };
 
-/* uselib, and for the a.out's code and the libraries': brk, signal, 8 mask calls */
-#define MAX_RULES (1 + 2 * 10)
+/* uselib, and for the a.out's code and the libraries': brk, signal, 8 mask calls, execve */
+#define MAX_RULES (1 + 2 * 11)
 #define BPF_JGT_K 0x25
 /* header, one test per call, a block of at most 6 per rule and 2 per call */
 #define MAX_INSNS (4 + MAX_RULES * (1 + 6 + 2))
@@ -1435,7 +1470,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 
 	plan = (struct stub_plan *)((char *)&__stub_header +
 					  __stub_header.plan_off);
-	install_sigsys_handler();
+	install_sigsys_handler(&prog_sigsys);
 	map_image();
 
 	uint32_t *sp = build_aout_frame(elf_sp, strings);
@@ -1452,15 +1487,15 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		nrules = add_image_rules(rules, nrules, NR_brk, 0,
 					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
 	if (nrules) {
-		static const uint8_t mask_calls[] = {
+		static const uint8_t sigsys_state_calls[] = { /* the masks, and exec */
 			NR_sigaction, NR_rt_sigaction, NR_sgetmask, NR_ssetmask,
 			NR_sigsuspend, NR_sigprocmask, NR_rt_sigprocmask,
-			NR_rt_sigsuspend,
+			NR_rt_sigsuspend, NR_execve,
 		};
 
 		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
-		for (size_t i = 0; i < sizeof mask_calls; i++)
-			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
+		for (size_t i = 0; i < sizeof sigsys_state_calls; i++)
+			nrules = add_image_rules(rules, nrules, sigsys_state_calls[i], 0,
 						 0xffffffffu);
 		unblock_sigsys();
 	}
