@@ -13,7 +13,7 @@
 # $(srcdir)/testdata/aout-M.ld, into testdata/NAME.M.elf; testdata/mkaout
 # turns that into testdata/NAME.M.aout (with a symbol table), and
 # hello.M.elf also into testdata/hello.M.stripped.aout (without one).
-# dynclash and dynmissing (variants of dyn) are built for QMAGIC only.
+# dynclash, dynmissing and dynbig (variants of dyn) are built for QMAGIC only.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
 # and x86-64) for forkexec to run.
 #
@@ -54,14 +54,15 @@ fixture_kind = $(patsubst .%,%,$(suffix $(basename $(1))))
 FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/hello.c testdata/startup.c testdata/sigsegv.c \
 	testdata/forkexec.c testdata/traps.c testdata/child32.c \
-	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c \
+	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
 	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
 
 FIXTURE_ELFS = \
 	$(foreach m,$(FIXTURE_MAGICS),$(FIXTURE_NAMES:%=testdata/%.$(m).elf)) \
-	testdata/dynclash.qmagic.elf testdata/dynmissing.qmagic.elf
+	testdata/dynclash.qmagic.elf testdata/dynmissing.qmagic.elf \
+	testdata/dynbig.qmagic.elf
 FIXTURE_AOUTS = $(FIXTURE_ELFS:.elf=.aout) \
 	$(FIXTURE_MAGICS:%=testdata/hello.%.stripped.aout)
 FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \

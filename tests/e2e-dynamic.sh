@@ -58,7 +58,7 @@ TD=$(cd "$TESTDATA" 2>/dev/null && pwd -P) || {
 	finish
 }
 missing=
-for f in dyn.qmagic.aout dynclash.qmagic.aout dynmissing.qmagic.aout \
+for f in dyn.qmagic.aout dynclash.qmagic.aout dynmissing.qmagic.aout dynbig.qmagic.aout \
 	hello.omagic.aout libtiny.so.1 libclash.so.1 old/libtiny.so.1 \
 	major2/libtiny.so.1 zmagic/libtiny.so.1; do
 	[ -f "$TD/$f" ] || missing="$missing $f"
@@ -127,6 +127,15 @@ if env --block-signal=SYS true 2>/dev/null; then
 		--block-signal=SYS
 else
 	skip "qmagic: run dyn started with SIGSYS blocked (env has no --block-signal)"
+fi
+# brk above 64 KiB, exact: the filter traps uselib, not each handler call
+convert "qmagic: aout2elf -L testdata converts dynbig.qmagic.aout (64 KiB of data)" \
+	"$B/dynbig" -L "$TESTDATA" "$TD/dynbig.qmagic.aout"
+runs "qmagic: run dynbig (brk exact, uselib trapped)" qmagic "$B/dynbig" 0 "$HELLO" \
+	env -u AOUT_LIBRARY_PATH
+if env --block-signal=SYS true 2>/dev/null; then
+	runs "qmagic: run dynbig started with SIGSYS blocked" qmagic "$B/dynbig" 0 \
+		"$HELLO" env -u AOUT_LIBRARY_PATH --block-signal=SYS
 fi
 
 # ---- --info ----

@@ -1005,7 +1005,8 @@ static void unblock_sigsys(void)
 
 	if (r < 0)
 		die("unblocking SIGSYS", 0, r);
-	prog_blocks_sigsys = was[0] & SIGSYS_BIT; /* what it reports to the program */
+	if (emulating_brk) /* the mask calls are the stub's: they report it */
+		prog_blocks_sigsys = was[0] & SIGSYS_BIT;
 }
 
 struct sock_filter {
@@ -1487,15 +1488,28 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		nrules = add_image_rules(rules, nrules, NR_brk, 0,
 					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
 	if (nrules) {
-		static const uint8_t sigsys_state_calls[] = { /* the masks, and exec */
-			NR_sigaction, NR_rt_sigaction, NR_sgetmask, NR_ssetmask,
-			NR_sigsuspend, NR_sigprocmask, NR_rt_sigprocmask,
-			NR_rt_sigsuspend, NR_execve,
+		/*
+		 * Where brk is trapped, a trap can come at any time, so SIGSYS
+		 * must never be blocked: every handler and mask call is the
+		 * stub's.  Otherwise (a dynamic program with an exact brk) the
+		 * traps come while ld.so maps the libraries, before the
+		 * program's own code runs, and only what concerns SIGSYS itself
+		 * is: a handler per call would cost 4-5 us, and programs set
+		 * a handler for every signal at start.
+		 */
+		static const uint8_t mask_calls[] = {
+			NR_sgetmask, NR_ssetmask, NR_sigsuspend, NR_sigprocmask,
+			NR_rt_sigprocmask, NR_rt_sigsuspend,
 		};
+		uint32_t sig_min = emulating_brk ? 0 : SIGSYS;
+		uint32_t sig_max = emulating_brk ? 0xffffffffu : SIGSYS;
 
 		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
-		for (size_t i = 0; i < sizeof sigsys_state_calls; i++)
-			nrules = add_image_rules(rules, nrules, sigsys_state_calls[i], 0,
+		nrules = add_image_rules(rules, nrules, NR_sigaction, sig_min, sig_max);
+		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, sig_min, sig_max);
+		nrules = add_image_rules(rules, nrules, NR_execve, 0, 0xffffffffu);
+		for (size_t i = 0; emulating_brk && i < sizeof mask_calls; i++)
+			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
 						 0xffffffffu);
 		unblock_sigsys();
 	}
