@@ -695,9 +695,8 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
  * forced signal that is blocked to SIG_DFL.  Programs block every signal
  * for good reasons (sigfillset() and then sigprocmask(), a handler's
  * sa_mask, sigsuspend()), and a malloc() that calls brk would then die.
- * So wherever anything is trapped, every call that sets the signal mask
- * or a handler's mask is trapped as well and made without SIGSYS in the
- * mask.  What the program asked for is kept here and shown back to it by
+ * So wherever brk is trapped, every call that sets the signal mask or a
+ * handler's mask is trapped as well and made without SIGSYS in the mask.  What the program asked for is kept here and shown back to it by
  * the calls that report a mask; a SIGSYS sent meanwhile waits here until
  * the program unblocks it.
  */
@@ -742,6 +741,7 @@ static long unreadable_set(int nr, uint32_t p)
 static void keep_mask(void *ucontext)
 {
 	uint32_t now[2] = { 0, 0 };
+	/* i386 ucontext: flags, link, the 12-byte stack, the 88-byte mcontext */
 	uint32_t *uc_sigmask = (uint32_t *)((char *)ucontext + 108);
 
 	stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, 0, (long)now, 8, 0, 0);
