@@ -1197,8 +1197,7 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 
 static int dispatching;
 static unsigned dispatch_left;
-static struct trap_rule deferred_rules[MAX_RULES];
-static unsigned deferred_n;
+static unsigned trap_rules(struct trap_rule *rules);
 
 /*
  * Calls that do the same made from the handler as from the program: none
@@ -1238,7 +1237,9 @@ static void stop_dispatch(void)
 {
 	if (!dispatching)
 		return;
-	install_traps(deferred_rules, deferred_n);
+	struct trap_rule rules[MAX_RULES];
+
+	install_traps(rules, trap_rules(rules));
 	long r = stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
 			      PR_SYS_DISPATCH_OFF, 0, 0, 0, 0);
 	if (r < 0)
@@ -1273,15 +1274,12 @@ static int dispatch_takes(int nr, uint32_t arg0)
 	return 0;
 }
 
-/* 1 if dispatch now stands in for the filter these rules would make. */
-static int start_dispatch(const struct trap_rule *rules, unsigned n)
+/* 1 if dispatch now stands in for the filter (trap_rules builds it later). */
+static int start_dispatch(void)
 {
 	/* The stub's own calls go through the vDSO: it must be let through. */
-	if (stub_sysinfo < IMAGE_LIMIT || n > sizeof deferred_rules / sizeof deferred_rules[0])
+	if (stub_sysinfo < IMAGE_LIMIT)
 		return 0;
-	for (unsigned i = 0; i < n; i++)
-		deferred_rules[i] = rules[i];
-	deferred_n = n;
 	dispatch_left = DISPATCH_BUDGET;
 	dispatching = 1;
 	if (stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
@@ -1434,6 +1432,48 @@ static unsigned add_image_rules(struct trap_rule *r, unsigned n, uint32_t nr,
 	return n;
 }
 
+/*
+ * What the filter traps, from the plan and the way brk was set: built
+ * when the stub attaches the filter, at start or when dispatch hands over.
+ */
+static unsigned trap_rules(struct trap_rule *rules)
+{
+	unsigned nrules = 0;
+
+	if (plan->flags & STUB_F_DYNAMIC)
+		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
+						      0, 0xffffffffu };
+	if (emulating_brk)
+		nrules = add_image_rules(rules, nrules, NR_brk, 0,
+					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
+	if (nrules) {
+		/*
+		 * Where brk is trapped, a trap can come at any time, so SIGSYS
+		 * must never be blocked: every handler and mask call is the
+		 * stub's.  Otherwise (a dynamic program with an exact brk) the
+		 * traps come while ld.so maps the libraries, before the
+		 * program's own code runs, and only what concerns SIGSYS itself
+		 * is: a handler per call would cost 4-5 us, and programs set
+		 * a handler for every signal at start.
+		 */
+		static const uint8_t mask_calls[] = {
+			NR_sgetmask, NR_ssetmask, NR_sigsuspend, NR_sigprocmask,
+			NR_rt_sigprocmask, NR_rt_sigsuspend,
+		};
+		uint32_t sig_min = emulating_brk ? 0 : SIGSYS;
+		uint32_t sig_max = emulating_brk ? 0xffffffffu : SIGSYS;
+
+		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
+		nrules = add_image_rules(rules, nrules, NR_sigaction, sig_min, sig_max);
+		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, sig_min, sig_max);
+		nrules = add_image_rules(rules, nrules, NR_execve, 0, 0xffffffffu);
+		for (size_t i = 0; emulating_brk && i < sizeof mask_calls; i++)
+			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
+						 0xffffffffu);
+	}
+	return nrules;
+}
+
 uint32_t *stub_main(uint32_t *elf_sp)
 {
 	uint32_t argc = elf_sp[0];
@@ -1479,43 +1519,12 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	set_brk((uint32_t)sp, strings, arg_end, env_end);
 
 	struct trap_rule rules[MAX_RULES];
-	unsigned nrules = 0;
+	unsigned nrules = trap_rules(rules);
 
-	if (plan->flags & STUB_F_DYNAMIC)
-		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
-						      0, 0xffffffffu };
-	if (emulating_brk)
-		nrules = add_image_rules(rules, nrules, NR_brk, 0,
-					 hybrid_brk ? PRCTL_MIN : 0xffffffffu);
-	if (nrules) {
-		/*
-		 * Where brk is trapped, a trap can come at any time, so SIGSYS
-		 * must never be blocked: every handler and mask call is the
-		 * stub's.  Otherwise (a dynamic program with an exact brk) the
-		 * traps come while ld.so maps the libraries, before the
-		 * program's own code runs, and only what concerns SIGSYS itself
-		 * is: a handler per call would cost 4-5 us, and programs set
-		 * a handler for every signal at start.
-		 */
-		static const uint8_t mask_calls[] = {
-			NR_sgetmask, NR_ssetmask, NR_sigsuspend, NR_sigprocmask,
-			NR_rt_sigprocmask, NR_rt_sigsuspend,
-		};
-		uint32_t sig_min = emulating_brk ? 0 : SIGSYS;
-		uint32_t sig_max = emulating_brk ? 0xffffffffu : SIGSYS;
-
-		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
-		nrules = add_image_rules(rules, nrules, NR_sigaction, sig_min, sig_max);
-		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, sig_min, sig_max);
-		nrules = add_image_rules(rules, nrules, NR_execve, 0, 0xffffffffu);
-		for (size_t i = 0; emulating_brk && i < sizeof mask_calls; i++)
-			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
-						 0xffffffffu);
+	if (nrules)
 		unblock_sigsys();
-	}
 	/* Static programs: only brk is trapped, and dispatch may do it. */
-	if (nrules && ((plan->flags & STUB_F_DYNAMIC) ||
-		       !start_dispatch(rules, nrules)))
+	if (nrules && ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch()))
 		install_traps(rules, nrules);
 	stub_jump_target = plan->entry;
 	return sp;
