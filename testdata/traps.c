@@ -471,58 +471,74 @@ static int blockall(void)
 	return 0;
 }
 
+/* before "traps exec-M PATH...": what the program sets up for the exec */
+static int exec_ignoring(void)
+{
+	int r;
+
+	if (sys2(SYS_signal, SIGSYS, 1 /* SIG_IGN */) != 0)
+		return fail(11, "signal(SIGSYS, SIG_IGN) failed");
+	if ((r = past_the_budget()))
+		return r;
+	sys_execve("/nonexistent", NULL, NULL); /* fails: SIGSYS stays the stub's */
+	return check_brk();
+}
+
+static int exec_blocking(void)
+{
+	uint32_t set[2] = { SIGSYS_BIT, 0 };
+
+	if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8) != 0)
+		return fail(9, "rt_sigprocmask failed");
+	return 0;
+}
+
+static int nothing(void)
+{
+	return 0;
+}
+
+static const struct mode {
+	const char *name;
+	int (*run)(void);
+} modes[] = {
+	{ "budget", budget }, { "fork", forked }, { "nested", nested },
+	{ "mask", mask }, { "blockall", blockall }, { "inherited", inherited },
+	{ "sigsys", sigsys }, { "sigsys-default", sigsys_default },
+}, exec_modes[] = {
+	{ "exec", nothing }, { "exec-ignoring", exec_ignoring },
+	{ "exec-blocking", exec_blocking },
+};
+
+#define N_OF(a) (sizeof (a) / sizeof (a)[0])
+
+static const struct mode *find_mode(const struct mode *m, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fx_streq(m[i].name, name))
+			return &m[i];
+	return NULL;
+}
+
 int fixture_main(uint32_t *entry_sp)
 {
 	uint32_t argc = entry_sp[0];
 	char **argv = (char **)entry_sp[1], **envp = (char **)entry_sp[2];
+	const struct mode *m;
 	int r;
 
-	if (argc >= 3 && fx_streq(argv[1], "exec")) {
-		sys_execve(argv[2], argv + 2, envp);
-		return fail(10, "execve failed");
-	}
-	if (argc >= 3 && fx_streq(argv[1], "exec-ignoring")) {
-		if (sys2(SYS_signal, SIGSYS, 1 /* SIG_IGN */) != 0)
-			return fail(11, "signal(SIGSYS, SIG_IGN) failed");
-		if ((r = past_the_budget()))
-			return r;
-		sys_execve("/nonexistent", argv + 2, envp); /* fails: SIGSYS stays the stub's */
-		if ((r = check_brk()))
+	if (argc >= 3 && (m = find_mode(exec_modes, N_OF(exec_modes), argv[1]))) {
+		if ((r = m->run()))
 			return r;
 		sys_execve(argv[2], argv + 2, envp);
 		return fail(10, "execve failed");
 	}
-	if (argc >= 3 && fx_streq(argv[1], "exec-blocking")) {
-		uint32_t set[2] = { SIGSYS_BIT, 0 };
-
-		if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8) != 0)
-			return fail(9, "rt_sigprocmask failed");
-		sys_execve(argv[2], argv + 2, envp);
-		return fail(10, "execve failed");
-	}
-	if (argc != 2)
-		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|inherited|sigsys|sigsys-default|exec PATH");
-	if (fx_streq(argv[1], "probe"))
+	if (argc == 2 && fx_streq(argv[1], "probe"))
 		return probe();
-	if (fx_streq(argv[1], "budget"))
-		r = budget();
-	else if (fx_streq(argv[1], "fork"))
-		r = forked();
-	else if (fx_streq(argv[1], "nested"))
-		r = nested();
-	else if (fx_streq(argv[1], "mask"))
-		r = mask();
-	else if (fx_streq(argv[1], "blockall"))
-		r = blockall();
-	else if (fx_streq(argv[1], "inherited"))
-		r = inherited();
-	else if (fx_streq(argv[1], "sigsys"))
-		r = sigsys();
-	else if (fx_streq(argv[1], "sigsys-default"))
-		r = sigsys_default();
-	else
-		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|inherited|sigsys|sigsys-default|exec PATH");
-	if (r == 0)
+	if (argc != 2 || !(m = find_mode(modes, N_OF(modes), argv[1])))
+		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|"
+			       "inherited|sigsys|sigsys-default|exec[-ignoring|-blocking] PATH");
+	if ((r = m->run()) == 0)
 		fx_puts(1, "traps: ok\n");
 	return r;
 }

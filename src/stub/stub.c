@@ -663,6 +663,12 @@ static long sigsys_action(int nr, const uint32_t *g)
 static uint32_t prog_blocks_sigsys; /* SIGSYS_BIT if the program blocked it */
 static int sigsys_waiting;          /* sent while the program had it blocked */
 
+static void raise_sigsys(void)
+{
+	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
+		     0, 0, 0);
+}
+
 /* A SIGSYS somebody sent: what the program's disposition says. */
 static void pass_on_sigsys(int sig, void *info, void *ucontext)
 {
@@ -679,8 +685,7 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 		struct k_sigaction dfl = { SIG_DFL, 0, 0, { 0, 0 } };
 
 		stub_syscall(NR_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
-		stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0),
-			     SIGSYS, 0, 0, 0, 0);
+		raise_sigsys();
 		return;
 	}
 	if (prog_sigsys.flags & SA_RESETHAND)
@@ -765,8 +770,7 @@ static void release_waiting_sigsys(void)
 	if (!sigsys_waiting || prog_blocks_sigsys)
 		return;
 	sigsys_waiting = 0;
-	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
-		     0, 0, 0);
+	raise_sigsys();
 }
 
 static long procmask_call(int nr, const uint32_t *g, void *ucontext)
