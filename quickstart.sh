@@ -12,6 +12,9 @@ if [ "${AOUT2ELF_SKIP_APT:-}" != 1 ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $packages >/dev/null
 fi
 
+# where this kernel cannot execute i386 programs, a QEMU VM that can
+tools/setup-vm --if-needed
+
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure
 make -j"$(nproc)"
@@ -20,4 +23,4 @@ make -j"$(nproc)"
 make testdata/hello.qmagic.aout >/dev/null
 ./src/aout2elf -f testdata/hello.qmagic.aout hello.elf
 echo "converted testdata/hello.qmagic.aout -> hello.elf; running it:"
-./hello.elf
+tools/run-in-vm ./hello.elf

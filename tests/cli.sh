@@ -2,6 +2,7 @@
 # The command line: GNU conventions, batch mode with its report, --exec,
 # the make fragment, and the man page against --help.
 . "${srcdir:-.}/tests/lib.sh"
+need_i386 "$@"
 
 td=${AOUT2ELF_TESTDATA:-./testdata}
 tmp=$(mktemp -d)

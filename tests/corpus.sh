@@ -10,6 +10,7 @@ if [ ! -d "$corpus" ]; then
 	skip "corpus not present"
 	finish
 fi
+need_i386 "$@"
 corpus=$(cd "$corpus" && pwd)
 make_workdir corpus
 tmp=$W

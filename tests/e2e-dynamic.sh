@@ -35,6 +35,7 @@
 set -u
 
 . "${srcdir:-.}/tests/lib.sh"
+need_i386 "$@"
 
 TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}

@@ -6,7 +6,8 @@
 # limit and checking what it did (run, expect, expect_fail_line,
 # expect_refusal, convert), what this machine lets a converted program map
 # (min_addr, rawio, can_map, need_addr, why_not_run), and the unprivileged
-# user (is_root, as_nobody, NOBODY, can_drop_privileges).
+# user (is_root, as_nobody, NOBODY, can_drop_privileges); and need_i386,
+# which moves a script into a VM where this kernel cannot run i386 programs.
 
 : "${AOUT2ELF:=./src/aout2elf}"
 n_pass=0 n_fail=0 n_skip=0 n_total=0
@@ -243,3 +244,22 @@ NOBODY_UID=65534
 NOBODY=(setpriv "--reuid=$NOBODY_UID" "--regid=$NOBODY_UID" --clear-groups)
 as_nobody() { "${NOBODY[@]}" "$@"; }
 can_drop_privileges() { is_root && command -v setpriv >/dev/null 2>&1; }
+
+# ---- where i386 programs run ----
+
+# need_i386 ARG...: a script that runs converted programs calls this first,
+# with its own arguments.  Where this kernel cannot execute i386 programs
+# (tools/run-in-vm --probe), the whole script runs again in the i386 VM of
+# tools/run-in-vm, whose output and exit status become this run's; where
+# that VM is not set up either (tools/setup-vm), every check is skipped,
+# saying why.
+need_i386() {
+	local vm=${srcdir:-.}/tools/run-in-vm why
+	"$vm" --probe && return 0
+	if why=$("$vm" --check); then
+		echo "# this kernel cannot execute i386 programs: $0 runs in the VM of tools/run-in-vm"
+		exec "$vm" "$BASH" "$0" "$@"
+	fi
+	skip "this kernel cannot execute i386 programs, and $why"
+	finish
+}

@@ -3,6 +3,7 @@
 # argv, 10000 arguments, 1 MiB of environment, a 256 KiB stack limit, and
 # under gdb and strace (also a program whose brk is trapped).
 . "${srcdir:-.}/tests/lib.sh"
+need_i386 "$@"
 
 td=${AOUT2ELF_TESTDATA:-./testdata}
 tmp=$(mktemp -d)
