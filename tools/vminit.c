@@ -104,21 +104,24 @@ int main(int argc, char **argv)
 	 * of the host's (4096) that fits in a message less its 24-byte header,
 	 * so this keeps st_blksize what it is on the host.  Old stdio sizes its
 	 * buffers by it, and so where malloc puts things: gforth's image must
-	 * land at the address it was saved for. */
+	 * land at the address it was saved for.  cache=mmap: reads and writes
+	 * go straight to the host (cache=loose writes back later, and the
+	 * late write moves a file's mtime past files made after it), and
+	 * the page cache serves only mmap, as executables need. */
 	mount_or_say("hostroot", "/host", "9p", 0,
 		     "trans=virtio,version=9p2000.L,msize=8215,access=client,"
-		     "cache=loose");
+		     "cache=mmap");
 	if (chdir("/host") != 0 || chroot(".") != 0 || chdir("/") != 0) {
 		say("cannot enter", "/host");
 		power_off();
 	}
-	/* the host's own mounts are not shared: the guest makes its own */
+	/* The host's mounts do not come over 9p: the guest makes its own.
+	 * /tmp stays the host's: a job may live anywhere, /tmp included. */
 	mount_or_say("proc", "/proc", "proc", 0, NULL);
 	mount_or_say("sysfs", "/sys", "sysfs", 0, NULL);
 	mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, "ptmxmode=0666");
 	mount_or_say("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
-	mount_or_say("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
 	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 
 	char job[4096], out[4096];
