@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 	 * /tmp stays the host's: a job may live anywhere, /tmp included. */
 	mount_or_say("proc", "/proc", "proc", 0, NULL);
 	mount_or_say("sysfs", "/sys", "sysfs", 0, NULL);
+	mount_or_say("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, "ptmxmode=0666");
 	mount_or_say("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
