@@ -19,7 +19,7 @@
  * The measurements:
  *
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
- *     kind converted; the dyn fixture (and pwd.exe and gforth from the
+ *     kind converted (times, and the page faults of a run, counted); the dyn fixture (and pwd.exe and gforth from the
  *     corpus) with the libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
  *     converted against native, for each way the stub gets brk right, and
@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -313,6 +314,25 @@ static double timed_run(char *const argv[])
 	return t;
 }
 
+/*
+ * The page faults (minor and major) of one run, from wait4: a count, not a
+ * time, so noise does not move it; the program must exit 0.
+ */
+static long faults_of_run(char *const argv[])
+{
+	struct rusage ru;
+	int status;
+	pid_t pid = start(argv, -1, -1, -1);
+
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			die("wait4: %s", strerror(errno));
+	if (status != 0)
+		die("%s ...: %s while counting page faults", argv[0],
+		    describe_status(status));
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
 /* Runs argv once, its output (stdout and stderr) into *out; the status. */
 static int run_capture(char *const argv[], char **out)
 {
@@ -447,6 +467,26 @@ static void ratio_row(const char *name, double a, double b, double goal, int run
 		r->goal = xasprintf("<= %.2f", goal);
 		r->verdict = xasprintf("%s", q <= goal ? "meets" : "MISSES");
 	}
+	r->runs = xasprintf("%d", runs);
+}
+
+/* The median page faults of FAULT_RUNS runs of a and of b (faults_of_run). */
+#define FAULT_RUNS 21
+static void faults_row(const char *name, char *const a[], char *const b[])
+{
+	double fa[FAULT_RUNS], fb[FAULT_RUNS];
+	int runs = FAULT_RUNS;
+
+	for (int i = 0; i < runs; i++) {
+		fa[i] = (double)faults_of_run(a);
+		fb[i] = (double)faults_of_run(b);
+	}
+	struct row *r = add_row(name);
+	double ma = median(fa, runs), mb = median(fb, runs);
+
+	r->a = xasprintf("%.0f", ma);
+	r->b = xasprintf("%.0f", mb);
+	r->ratio = xasprintf("%+.0f", ma - mb);
 	r->runs = xasprintf("%d", runs);
 }
 
@@ -650,6 +690,14 @@ static void bench_startup(void)
 			  med(&run[idx[5]]), 1.10, rounds);
 	else
 		skip_row("qmagic 64K data (brk by prctl) / native", whynot[6]);
+	/* what the times above are made of, counted: the same on every run */
+	for (int k = 0; k < 4; k++)
+		if (ok[1 + k])
+			faults_row(xasprintf("%s: page faults, converted - native", kinds[k]),
+				   v[1 + k].cmd.v, v[0].cmd.v);
+	if (ok[6])
+		faults_row("qmagic 64K data: page faults, conv - native", v[6].cmd.v,
+			   v[5].cmd.v);
 
 	/* dynamic: the dyn fixture, libraries embedded or found at run time */
 	char *dyn = xasprintf("%s/dyn.qmagic.aout", testdata);
