@@ -4,7 +4,7 @@
  * measurement are run in turn, round after round (A B A B ..., the order
  * reversed every other round), so that whatever else the machine is doing
  * hits all of them alike, and each is summed up by the median of its runs.
- * Times are CLOCK_MONOTONIC from posix_spawn() to the end of waitpid().
+ * Times are CLOCK_MONOTONIC from posix_spawn() to the end of wait4().
  *
  *	bench --aout2elf PATH --progs DIR --testdata DIR --work DIR
  *	      [--corpus DIR] [--scale X]
@@ -19,8 +19,9 @@
  * The measurements:
  *
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
- *     kind converted (times, and the page faults of a run, counted); the dyn fixture (and pwd.exe and gforth from the
- *     corpus) with the libraries embedded against --no-embed-libs;
+ *     kind converted (times, and the page faults of a run, counted); the
+ *     dyn fixture (and pwd.exe and gforth from the corpus) with the
+ *     libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
  *     converted against native, for each way the stub gets brk right, and
  *     the cost of one trapped brk call; gforth ALLOCATE/FREE (libc.so.4's
@@ -283,13 +284,14 @@ static pid_t start(char *const argv[], int in, int out, int err)
 	return pid;
 }
 
-static int wait_for(pid_t pid)
+/* Waits for pid; its status, and what it used into *ru unless ru is NULL. */
+static int wait_for(pid_t pid, struct rusage *ru)
 {
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, ru) < 0)
 		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
+			die("wait4: %s", strerror(errno));
 	return status;
 }
 
@@ -306,7 +308,7 @@ static char *describe_status(int status)
 static double timed_run(char *const argv[])
 {
 	double t0 = now();
-	int status = wait_for(start(argv, -1, -1, -1));
+	int status = wait_for(start(argv, -1, -1, -1), NULL);
 	double t = now() - t0;
 
 	if (status != 0)
@@ -321,12 +323,8 @@ static double timed_run(char *const argv[])
 static long faults_of_run(char *const argv[])
 {
 	struct rusage ru;
-	int status;
-	pid_t pid = start(argv, -1, -1, -1);
+	int status = wait_for(start(argv, -1, -1, -1), &ru);
 
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			die("wait4: %s", strerror(errno));
 	if (status != 0)
 		die("%s ...: %s while counting page faults", argv[0],
 		    describe_status(status));
@@ -344,7 +342,7 @@ static int run_capture(char *const argv[], char **out)
 		die("%s: %s", path, strerror(errno));
 	unlink(path);
 	free(path);
-	status = wait_for(start(argv, -1, fd, fd));
+	status = wait_for(start(argv, -1, fd, fd), NULL);
 	off_t n = lseek(fd, 0, SEEK_END);
 	*out = xcalloc(1, (size_t)n + 1);
 	if (pread(fd, *out, (size_t)n, 0) != n)
@@ -1056,7 +1054,7 @@ static int measure_memory(char *const argv[], const char *marker,
 		close(in[c][1]); /* EOF: the program ends */
 		if (!ok)
 			kill(pid[c], SIGKILL);
-		int st = wait_for(pid[c]);
+		int st = wait_for(pid[c], NULL);
 		close(out[c][0]); /* after it ended: it may write on its way out */
 		/* aln exits 1 by design when nothing is to be linked */
 		if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) <= 1))
