@@ -62,13 +62,38 @@
 #define SA_RESTORER 0x04000000
 #define SA_NODEFER 0x40000000
 
-long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+long stub_syscall_via(uint32_t gate, long nr, long a1, long a2, long a3, long a4,
+		      long a5, long a6);
 void stub_sigreturn(void);
 void stub_sigreturn_vdso(void);
 
 extern const struct stub_header __stub_header;
-uint32_t stub_jump_target;
 uint32_t stub_sysinfo; /* __kernel_vsyscall: sysenter/syscall, not int $0x80 */
+
+/*
+ * Start-up writes none of the stub's own variables until it knows that
+ * something will be trapped: the first write to a page of the stub costs a
+ * page fault (a private copy of the page), and a program with nothing
+ * trapped never needs the stub again.  What start-up knows stays on the
+ * stack in a struct start, and commit() hands it to the handler's side.
+ */
+struct start {
+	uint32_t gate;       /* __kernel_vsyscall, or 0 for int $0x80 */
+	const char *name;    /* the program, for messages */
+	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
+};
+
+static long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
+			 long a6)
+{
+	return stub_syscall_via(stub_sysinfo, nr, a1, a2, a3, a4, a5, a6);
+}
+
+static long start_call(const struct start *s, long nr, long a1, long a2, long a3,
+		       long a4, long a5, long a6)
+{
+	return stub_syscall_via(s->gate, nr, a1, a2, a3, a4, a5, a6);
+}
 
 #define PAGE_UP(x) (((x) + STUB_PAGE - 1) & ~(STUB_PAGE - 1))
 
@@ -139,7 +164,7 @@ static __attribute__((noreturn)) void die_line(struct line *l)
 		stub_syscall(NR_exit_group, 127, 0, 0, 0, 0, 0);
 }
 
-static const char *prog_name = "a.out program";
+static const char *prog_name;
 
 static __attribute__((noreturn)) void die(const char *what, uint32_t addr,
 					  long err)
@@ -167,12 +192,35 @@ static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 	die_line(&l);
 }
 
-static struct stub_plan *plan;
-
-static long move_pages(uint32_t src, uint32_t len, uint32_t dst)
+/*
+ * The plan the converter appended to the stub, read where it lies (a
+ * pointer to it would be one more variable to write).  The empty asm hides
+ * from the compiler that the plan lies beyond __stub_header.
+ */
+static inline struct stub_plan *the_plan(void)
 {
-	return stub_syscall(NR_mremap, (long)src, (long)len, (long)len,
-			    MREMAP_MAYMOVE | MREMAP_FIXED, (long)dst, 0);
+	uintptr_t p = (uintptr_t)&__stub_header;
+
+	__asm__("" : "+r"(p));
+	return (struct stub_plan *)(p + __stub_header.plan_off);
+}
+#define plan (the_plan())
+
+static const char *env_libpath;
+
+/* Before a start-up failure is reported, or the handler is installed. */
+static void commit(const struct start *s)
+{
+	stub_sysinfo = s->gate;
+	prog_name = s->name;
+	env_libpath = s->libpath;
+}
+
+static long move_pages(const struct start *s, uint32_t src, uint32_t len,
+		       uint32_t dst)
+{
+	return start_call(s, NR_mremap, (long)src, (long)len, (long)len,
+			  MREMAP_MAYMOVE | MREMAP_FIXED, (long)dst, 0);
 }
 
 /*
@@ -181,7 +229,7 @@ static long move_pages(uint32_t src, uint32_t len, uint32_t dst)
  * once, which saves a call that costs several microseconds; older kernels
  * refuse with EFAULT and get one call each.
  */
-static uint32_t moves_joined(uint32_t i)
+static uint32_t moves_joined(const struct start *s, uint32_t i)
 {
 	const struct stub_map *m = &plan->maps[i];
 	uint32_t len = m->len, n = 1;
@@ -194,7 +242,7 @@ static uint32_t moves_joined(uint32_t i)
 			break;
 		len += next->len;
 	}
-	if (n > 1 && (uint32_t)move_pages(m->src, len, m->dst) == m->dst)
+	if (n > 1 && (uint32_t)move_pages(s, m->src, len, m->dst) == m->dst)
 		return n;
 	return 0;
 }
@@ -205,22 +253,18 @@ static uint32_t moves_joined(uint32_t i)
  * bss, in the same call, and given back if the kernel takes the exact brk.
  */
 #define PRCTL_MIN 0x10000u
-static int hole_premapped;
 
-static uint32_t zero_len(const struct stub_map *m)
+static int hole_follows(const struct stub_map *m)
 {
 	uint32_t end = m->dst + m->len;
 
-	if (end != PAGE_UP(plan->brk) || end >= PRCTL_MIN)
-		return m->len;
-	hole_premapped = 1;
-	return PRCTL_MIN - m->dst;
+	return end == PAGE_UP(plan->brk) && end < PRCTL_MIN;
 }
 
-static long map_zero(const struct stub_map *m, uint32_t len)
+static long map_zero(const struct start *s, const struct stub_map *m, uint32_t len)
 {
-	return stub_syscall(NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return start_call(s, NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 }
 
 /*
@@ -253,36 +297,44 @@ static __attribute__((noreturn)) void die_no_memory(void)
 	die_line(&l);
 }
 
-/* Step 1: segments to their a.out addresses. */
-static void map_image(void)
+/*
+ * Step 1: segments to their a.out addresses.  Returns 1 if the zero pages
+ * from brk up to 64 KiB were mapped with bss (see hole_follows).
+ */
+static int map_image(const struct start *s)
 {
+	int hole_premapped = 0;
+
 	for (uint32_t i = 0; i < plan->nmaps; i++) {
 		const struct stub_map *m = &plan->maps[i];
 		uint32_t joined;
 		long r;
 
-		if (m->kind == STUB_MAP_MOVE && (joined = moves_joined(i)) > 0) {
+		if (m->kind == STUB_MAP_MOVE && (joined = moves_joined(s, i)) > 0) {
 			i += joined - 1;
 			continue;
 		}
 		if (m->kind == STUB_MAP_MOVE) {
-			r = move_pages(m->src, m->len, m->dst);
-		} else {
-			r = map_zero(m, zero_len(m));
+			r = move_pages(s, m->src, m->len, m->dst);
+		} else if (hole_follows(m)) {
+			r = map_zero(s, m, PRCTL_MIN - m->dst);
+			hole_premapped = (uint32_t)r == m->dst;
 			/* the data size limit counts the hole: brk is trapped without it */
-			if (r == -ENOMEM && hole_premapped) {
-				hole_premapped = 0;
-				r = map_zero(m, m->len);
-			}
+			if (r == -ENOMEM)
+				r = map_zero(s, m, m->len);
+		} else {
+			r = map_zero(s, m, m->len);
 		}
 		if ((uint32_t)r == m->dst)
 			continue;
+		commit(s);
 		if (r == -EPERM || r == -EACCES)
 			die_low_address(plan->min_addr);
 		if (r == -ENOMEM)
 			die_no_memory();
 		die("mapping the a.out image", m->dst, r);
 	}
+	return hole_premapped;
 }
 
 /* ---- brk emulation, for when the kernel will not take our brk ---- */
@@ -368,7 +420,6 @@ static uint32_t brk_emulate(uint32_t want)
 
 /* ---- uselib(2), as load_aout_library in ia32_aout.c did it ---- */
 
-static const char *env_libpath;
 static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 static int str_eq(const char *a, const char *b)
@@ -1332,35 +1383,37 @@ static uint32_t at_least_prctl_min(uint32_t v)
 	return v < PRCTL_MIN ? PRCTL_MIN : v;
 }
 
-static long set_mm(struct prctl_mm_map *m)
+static long set_mm(const struct start *s, struct prctl_mm_map *m)
 {
-	return stub_syscall(NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m,
-			    sizeof *m, 0, 0);
+	return start_call(s, NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m, sizeof *m,
+			  0, 0);
 }
 
-static int set_hybrid_brk(struct prctl_mm_map *m)
+static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
+			  int hole_premapped)
 {
 	uint32_t top = PAGE_UP(plan->brk);
 
 	if (top < PRCTL_MIN && !hole_premapped &&
-	    (uint32_t)stub_syscall(NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
-				   (long)heap_prot(),
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-				   -1, 0) != top)
+	    (uint32_t)start_call(s, NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
+				 (long)heap_prot(),
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0) != top)
 		return -1;
 	m->start_brk = m->brk = PRCTL_MIN;
-	if (set_mm(m) == 0) {
+	if (set_mm(s, m) == 0) {
 		hybrid_brk = 1;
 		hole_used_top = top; /* the pages above hold nothing yet */
 		return 0;
 	}
 	if (top < PRCTL_MIN)
-		stub_syscall(NR_munmap, (long)top, (long)(PRCTL_MIN - top), 0, 0, 0, 0);
+		start_call(s, NR_munmap, (long)top, (long)(PRCTL_MIN - top), 0, 0, 0, 0);
 	return -1;
 }
 
-static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
-		    uint32_t env_end)
+/* Step 2: brk; only where the kernel's cannot be exact does it write. */
+static void set_brk(const struct start *s, int hole_premapped, uint32_t stack,
+		    uint32_t arg_start, uint32_t arg_end, uint32_t env_end)
 {
 	int code_low = plan->start_code < PRCTL_MIN;
 	struct prctl_mm_map m = {
@@ -1380,19 +1433,19 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
 	};
 
 	/* Exact, where the kernel's floor is lower than 64 KiB; then raised. */
-	if (plan->start_data >= 0x1000 && set_mm(&m) == 0) {
+	if (plan->start_data >= 0x1000 && set_mm(s, &m) == 0) {
 		if (hole_premapped)
-			stub_syscall(NR_munmap, (long)PAGE_UP(plan->brk),
-				     (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
+			start_call(s, NR_munmap, (long)PAGE_UP(plan->brk),
+				   (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
 		return;
 	}
 	m.start_data = at_least_prctl_min(plan->start_data);
 	m.end_data = at_least_prctl_min(plan->end_data);
 	m.start_brk = at_least_prctl_min(plan->start_brk);
-	if (plan->brk >= PRCTL_MIN && set_mm(&m) == 0)
+	if (plan->brk >= PRCTL_MIN && set_mm(s, &m) == 0)
 		return;
 	if (plan->brk < PRCTL_MIN)
-		set_hybrid_brk(&m);
+		set_hybrid_brk(s, &m, hole_premapped);
 	/* hybrid, or the kernel refused: brk calls are trapped */
 	emu_brk = plan->brk;
 	emulating_brk = 1;
@@ -1403,26 +1456,29 @@ static void set_brk(uint32_t stack, uint32_t arg_start, uint32_t arg_end,
  * put them; the pointer tables are moved up against them, over the
  * auxiliary vector, exactly as create_aout_tables laid them out.
  */
-static uint32_t *build_aout_frame(uint32_t *elf_sp, uint32_t strings)
+static uint32_t *aout_frame_sp(uint32_t argc, uint32_t envc, uint32_t strings)
+{
+	uint32_t nptr = argc + 1 + envc + 1;
+	uint32_t *top = (uint32_t *)(strings & ~3u);
+
+	return top - nptr - 3;
+}
+
+static void build_aout_frame(const uint32_t *elf_sp, uint32_t *sp)
 {
 	uint32_t argc = elf_sp[0];
-	uint32_t *old_tab = elf_sp + 1;
+	const uint32_t *old_tab = elf_sp + 1;
+	uint32_t *new_tab = sp + 3;
 	uint32_t envc = 0;
 
 	while (old_tab[argc + 1 + envc])
 		envc++;
-
-	uint32_t nptr = argc + 1 + envc + 1;
-	uint32_t *top = (uint32_t *)(strings & ~3u);
-	uint32_t *new_tab = top - nptr;
-	uint32_t *sp = new_tab - 3;
-
-	for (uint32_t i = nptr; i-- > 0;)
+	/* new_tab lies above old_tab: copied from the top down */
+	for (uint32_t i = argc + 1 + envc + 1; i-- > 0;)
 		new_tab[i] = old_tab[i];
 	sp[0] = argc;
 	sp[1] = (uint32_t)new_tab;
 	sp[2] = (uint32_t)(new_tab + argc + 1);
-	return sp;
 }
 
 /* Rules trapping nr, args[0] in [arg_min, arg_max], from the a.out code and the libraries'. */
@@ -1484,6 +1540,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	char **argv = (char **)(elf_sp + 1);
 	char **envp = argv + argc + 1;
 	uint32_t envc = 0, execfn = 0;
+	struct start s = { .gate = 0, .name = "a.out program", .libpath = 0 };
 
 	while (envp[envc])
 		envc++;
@@ -1491,7 +1548,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		if (av[0] == AT_EXECFN)
 			execfn = av[1];
 		else if (av[0] == AT_SYSINFO)
-			stub_sysinfo = av[1];
+			s.gate = av[1];
 
 	/* Where exec put the strings: the a.out loader's bprm->p. */
 	uint32_t strings = argc ? (uint32_t)argv[0] :
@@ -1507,29 +1564,29 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	/* Read before build_aout_frame moves the pointer arrays over these. */
 	for (uint32_t i = 0; i < envc; i++)
 		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
-			env_libpath = envp[i] + 18;
+			s.libpath = envp[i] + 18;
 	if (argc && argv[0][0])
-		prog_name = argv[0];
+		s.name = argv[0];
 	else if (execfn)
-		prog_name = (const char *)execfn;
+		s.name = (const char *)execfn;
 
-	plan = (struct stub_plan *)((char *)&__stub_header +
-					  __stub_header.plan_off);
-	install_sigsys_handler(&prog_sigsys);
-	map_image();
+	int hole_premapped = map_image(&s);
+	uint32_t *sp = aout_frame_sp(argc, envc, strings);
 
-	uint32_t *sp = build_aout_frame(elf_sp, strings);
-
-	set_brk((uint32_t)sp, strings, arg_end, env_end);
+	set_brk(&s, hole_premapped, (uint32_t)sp, strings, arg_end, env_end);
 
 	struct trap_rule rules[MAX_RULES];
 	unsigned nrules = trap_rules(rules);
 
-	if (nrules)
+	if (nrules) {
+		commit(&s);
+		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
-	/* Static programs: only brk is trapped, and dispatch may do it. */
-	if (nrules && ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch()))
-		install_traps(rules, nrules);
-	stub_jump_target = plan->entry;
+		/* Static programs: only brk is trapped, and dispatch may do it. */
+		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch())
+			install_traps(rules, nrules);
+	}
+	build_aout_frame(elf_sp, sp);
+	sp[-2] = plan->entry; /* where _start jumps, below the frame */
 	return sp;
 }

@@ -32,25 +32,28 @@ _start:
 	xorl	%ebp, %ebp
 	pushl	$0x200
 	popfl
-	jmp	*stub_jump_target
+	jmp	*-8(%esp)		/* a_entry, which stub_main left there (pushl took -4) */
 
-/* long stub_syscall(long nr, long a1, ..., long a6): int $0x80, -errno on error */
-	.globl	stub_syscall
-stub_syscall:
+/*
+ * long stub_syscall_via(gate, long nr, long a1, ..., long a6): -errno on
+ * error.  gate is the vDSO's __kernel_vsyscall, or 0 for int $0x80.
+ */
+	.globl	stub_syscall_via
+stub_syscall_via:
 	pushl	%ebp
 	pushl	%edi
 	pushl	%esi
 	pushl	%ebx
-	movl	20(%esp), %eax
-	movl	24(%esp), %ebx
-	movl	28(%esp), %ecx
-	movl	32(%esp), %edx
-	movl	36(%esp), %esi
-	movl	40(%esp), %edi
-	movl	44(%esp), %ebp
-	cmpl	$0, stub_sysinfo	/* the vDSO's __kernel_vsyscall, if any */
+	movl	24(%esp), %eax
+	movl	28(%esp), %ebx
+	movl	32(%esp), %ecx
+	movl	36(%esp), %edx
+	movl	40(%esp), %esi
+	movl	44(%esp), %edi
+	movl	48(%esp), %ebp
+	cmpl	$0, 20(%esp)
 	je	1f
-	call	*stub_sysinfo
+	call	*20(%esp)
 	jmp	2f
 1:	int	$0x80
 2:	popl	%ebx
