@@ -90,7 +90,7 @@ static void check_stub_plan(const struct plan *p, const struct elfw_layout *l)
 		      "map %u ends above IMAGE_LIMIT (0x%x+0x%x)", i, m->dst,
 		      m->len);
 		if (m->kind == STUB_MAP_MOVE)
-			CHECK(m->src >= STAGE_BASE &&
+			CHECK(m->src >= STUB_BASE &&
 				      (uint64_t)m->src + m->len <= STAGE_LIMIT,
 			      "map %u source 0x%x+0x%x outside staging", i,
 			      m->src, m->len);
@@ -114,7 +114,7 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 		      const struct plan *p, const struct elfw_layout *l)
 {
 	const Elf32_Ehdr *eh = (const Elf32_Ehdr *)f;
-	size_t nph_want = p->nregions + 1 + (p->noexec ? 1 : 0);
+	size_t nph_want = p->nregions + 2 + (p->noexec ? 1 : 0);
 
 	for (size_t i = 0; i < p->nlibs; i++)
 		nph_want += p->libs[i].embedded;
@@ -133,7 +133,7 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 
 	const Elf32_Phdr *ph = (const Elf32_Phdr *)(f + eh->e_phoff);
 	uint64_t prev_end = 0;
-	size_t nload = 0, nlib = 0;
+	size_t nload = 0, nreg = 0, nlib = 0;
 
 	for (size_t i = 0; i < eh->e_phnum; i++) {
 		const Elf32_Phdr *h = &ph[i];
@@ -157,29 +157,34 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 			prev_end = ((uint64_t)h->p_vaddr + h->p_memsz +
 				    STUB_PAGE - 1) & ~(uint64_t)(STUB_PAGE - 1);
 		}
-		if (nload < p->nregions) {
-			const struct plan_region *r = &p->regions[nload];
-			uint64_t page_end = (uint64_t)l->region[nload].page_off +
-					    l->region[nload].len;
+		if (h->p_vaddr == STUB_BSS) {
+			CHECK(h->p_filesz == 0 && h->p_memsz == l->stub_bss_size,
+			      "the stub's variables: filesz 0x%x, memsz 0x%x",
+			      h->p_filesz, h->p_memsz);
+		} else if (h->p_vaddr != STUB_BASE && nreg < p->nregions) {
+			size_t ri = nreg++; /* the region's index */
+			const struct plan_region *r = &p->regions[ri];
+			uint64_t page_end = (uint64_t)l->region[ri].page_off +
+					    l->region[ri].len;
 
 			CHECK(h->p_filesz == r->size,
-			      "region %zu: filesz 0x%x, want 0x%x", nload,
+			      "region %zu: filesz 0x%x, want 0x%x", ri,
 			      h->p_filesz, r->size);
 			CHECK(!memcmp(f + h->p_offset, a->buf + r->aout_off,
 				      r->size),
 			      "region %zu (%s): bytes differ from the a.out",
-			      nload, r->name);
+			      ri, r->name);
 			CHECK(page_end <= size &&
 				      page_end >= (uint64_t)h->p_offset + h->p_filesz,
-			      "region %zu: page end 0x%llx", nload,
+			      "region %zu: page end 0x%llx", ri,
 			      (unsigned long long)page_end);
 			/* bss starts right after the last region: must be zero */
-			if (nload == p->nregions - 1)
+			if (ri == p->nregions - 1)
 				CHECK(all_zero(f + h->p_offset + h->p_filesz,
 					       page_end - h->p_offset -
 						       h->p_filesz),
 				      "region %zu: the page tail (start of bss) "
-				      "is not zero", nload);
+				      "is not zero", ri);
 		} else if (h->p_vaddr != STUB_BASE) {
 			while (nlib < p->nlibs && !p->libs[nlib].embedded)
 				nlib++;

@@ -4,10 +4,14 @@
  * to their addresses modulo the page size and libelf would not choose them.
  *
  *   0x0000  ELF header, program headers
- *   0x1000  runtime stub, its bss as zeros, struct stub_plan    -> STUB_BASE
- *   page    a.out region 1 (text, or text+data), zero padded  -> staging
+ *   0x1000  runtime stub (code), struct stub_plan              -> STUB_BASE
+ *   page    a.out region 1 (text, or text+data), zero padded  -> staging,
+ *           right behind the stub in the file and in memory
  *   page    a.out region 2 (data)                              -> staging
+ *   page    embedded libraries                                 -> staging
  *   ...     .symtab .strtab .stab .stabstr .shstrtab, section headers
+ *
+ * plus the stub's variables, zero pages at STUB_BSS (no file bytes).
  */
 #include <errno.h>
 #include <gelf.h>
@@ -38,11 +42,11 @@ static int check_stub(const unsigned char *stub, size_t size,
 	h->entry_off = rd32(stub + offsetof(struct stub_header, entry_off));
 	h->plan_off = rd32(stub + offsetof(struct stub_header, plan_off));
 	h->filesz = rd32(stub + offsetof(struct stub_header, filesz));
-	h->memsz = rd32(stub + offsetof(struct stub_header, memsz));
-	/* memsz is bounded so that the plan after it cannot wrap around. */
+	h->bss_size = rd32(stub + offsetof(struct stub_header, bss_size));
+	/* bounded so that neither the plan nor the bss can wrap around */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
-	    h->filesz != size || h->memsz < h->filesz ||
-	    h->memsz > STUB_MAX_MEMSZ || h->entry_off >= h->filesz) {
+	    h->filesz != size || h->filesz > STUB_MAX_FILESZ ||
+	    h->bss_size > STUB_MAX_BSS || h->entry_off >= h->filesz) {
 		diag_set(d, "internal error: runtime stub is damaged");
 		return -1;
 	}
@@ -57,11 +61,14 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 	memset(l, 0, sizeof *l);
 	if (check_stub(stub, stub_size, &h, d))
 		return -1;
-	l->plan_off = (h.memsz + 15) & ~15u;
+	l->plan_off = (h.filesz + 15) & ~15u;
 	l->stub_filesz = l->plan_off + (uint32_t)sizeof(struct stub_plan);
+	l->stub_bss_size = h.bss_size;
+	l->stage_base = STUB_BASE + PAGE_UP32(l->stub_filesz);
 
-	uint64_t off = PAGE_UP32(ELFW_STUB_OFFSET + l->stub_filesz);
-	uint64_t stage = STAGE_BASE;
+	/* staging continues the stub, at the same distance in file and memory */
+	uint64_t off = ELFW_STUB_OFFSET + (l->stage_base - STUB_BASE);
+	uint64_t stage = l->stage_base;
 
 	for (size_t i = 0; i < p->nregions + p->nlibs; i++) {
 		uint64_t len;
@@ -77,8 +84,8 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 		if (stage + len > STAGE_LIMIT)
 			return diag_set(d, "the a.out image is too large to stage "
 					   "(%llu bytes, at most %u)",
-					(unsigned long long)(stage + len - STAGE_BASE),
-					STAGE_LIMIT - STAGE_BASE);
+					(unsigned long long)(stage + len - l->stage_base),
+					STAGE_LIMIT - l->stage_base);
 		l->region[i].page_off = (uint32_t)off;
 		l->region[i].stage = len ? (uint32_t)stage : 0;
 		l->region[i].len = (uint32_t)len;
@@ -407,11 +414,20 @@ static int add_symbol_sections(struct writer *w, const struct aout *a,
 	return 0;
 }
 
-static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
-				 const struct elfw_layout *l)
+/*
+ * The stub's code takes the access of the a.out region staged behind it,
+ * so that the kernel maps the two as one (see STUB_BASE); where that region
+ * is not executable (--noexecstack: OMAGIC, NMAGIC and ZMAGIC have no
+ * read-only text) they stay two.
+ */
+static uint32_t stub_pflags(const struct plan *p)
 {
-	size_t n = 0;
+	return PF_R | PF_X | (p->direct ? 0 : pflags(p->regions[0].prot));
+}
 
+static size_t region_headers(Elf32_Phdr *ph, size_t n, const struct plan *p,
+			     const struct elfw_layout *l)
+{
 	for (size_t i = 0; i < p->nregions; i++, n++) {
 		uint32_t in_page = p->regions[i].vaddr % STUB_PAGE;
 
@@ -422,6 +438,26 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		ph[n].p_flags = pflags(p->regions[i].prot);
 		ph[n].p_align = STUB_PAGE;
 	}
+	return n;
+}
+
+/* In address order: the kernel maps PT_LOADs as they come. */
+static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
+				 const struct elfw_layout *l)
+{
+	size_t n = 0;
+
+	if (p->direct)
+		n = region_headers(ph, n, p, l);
+	ph[n].p_type = PT_LOAD;
+	ph[n].p_offset = ELFW_STUB_OFFSET;
+	ph[n].p_vaddr = ph[n].p_paddr = STUB_BASE;
+	ph[n].p_filesz = ph[n].p_memsz = l->stub_filesz;
+	ph[n].p_flags = stub_pflags(p);
+	ph[n].p_align = STUB_PAGE;
+	n++;
+	if (!p->direct)
+		n = region_headers(ph, n, p, l);
 	for (size_t i = 0; i < p->nlibs; i++) {
 		const struct plan_lib *pl = &p->libs[i];
 
@@ -435,11 +471,13 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		ph[n].p_align = STUB_PAGE;
 		n++;
 	}
+	/* the stub's variables: zero pages, nothing from the file */
 	ph[n].p_type = PT_LOAD;
-	ph[n].p_offset = ELFW_STUB_OFFSET;
-	ph[n].p_vaddr = ph[n].p_paddr = STUB_BASE;
-	ph[n].p_filesz = ph[n].p_memsz = l->stub_filesz;
-	ph[n].p_flags = PF_R | PF_W | PF_X;
+	ph[n].p_offset = 0;
+	ph[n].p_vaddr = ph[n].p_paddr = STUB_BSS;
+	ph[n].p_filesz = 0;
+	ph[n].p_memsz = l->stub_bss_size;
+	ph[n].p_flags = PF_R | PF_W;
 	ph[n].p_align = STUB_PAGE;
 	/*
 	 * Without PT_GNU_STACK the kernel gives a 32-bit program
@@ -487,7 +525,7 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	w.next_off = l.end;
 
 	Elf32_Ehdr *eh = elf32_newehdr(w.e);
-	size_t nph = p->nregions + 1 + (p->noexec ? 1 : 0);
+	size_t nph = p->nregions + 2 + (p->noexec ? 1 : 0);
 
 	for (size_t i = 0; i < p->nlibs; i++)
 		nph += p->libs[i].embedded;
@@ -508,9 +546,11 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 
 	if (add_aout_sections(&w, a, p, &l, &sec) ||
 	    !add_section(&w, ".aout2elf.stub", SHT_PROGBITS,
-			 SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, STUB_BASE,
-			 ELFW_STUB_OFFSET, stubseg, l.stub_filesz, ELF_T_BYTE,
-			 16, 0)) {
+			 SHF_ALLOC | SHF_EXECINSTR, STUB_BASE, ELFW_STUB_OFFSET,
+			 stubseg, l.stub_filesz, ELF_T_BYTE, 16, 0) ||
+	    !add_section(&w, ".aout2elf.bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
+			 STUB_BSS, l.end, NULL, l.stub_bss_size, ELF_T_BYTE, 16,
+			 0)) {
 		elf_failed(d, "adding the a.out sections");
 		goto out;
 	}

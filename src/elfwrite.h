@@ -1,10 +1,12 @@
 /*
  * Writing the converted program as an ELF32 i386 executable with libelf.
  *
- * The file holds three kinds of PT_LOAD: one per a.out region, at a
- * staging address the kernel can always map; one for the runtime stub and
- * its plan.  The section headers describe the a.out parts at their real
- * addresses, so readelf, objdump, nm and gdb see the a.out program.
+ * The file holds these PT_LOADs, in address order: the runtime stub's
+ * code and its plan; one per a.out region and one per embedded library,
+ * staged right behind the stub, where the kernel can always map them; the
+ * stub's variables (zero pages).  The section headers describe the a.out
+ * parts at their real addresses, so readelf, objdump, nm and gdb see the
+ * a.out program.
  */
 #ifndef AOUT2ELF_ELFWRITE_H
 #define AOUT2ELF_ELFWRITE_H
@@ -21,8 +23,10 @@
 
 /* Where each region goes in the file and in the staging area. */
 struct elfw_layout {
-	uint32_t stub_filesz;   /* stub image + its bss + the plan */
+	uint32_t stub_filesz;   /* stub image + the plan */
 	uint32_t plan_off;      /* offset of struct stub_plan in the stub */
+	uint32_t stub_bss_size; /* the stub's variables, at STUB_BSS */
+	uint32_t stage_base;    /* the first page after the stub: staging */
 	size_t nregions; /* the program's regions, then embedded libraries */
 	struct {
 		uint32_t page_off; /* file offset of the region's first page */

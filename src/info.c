@@ -123,15 +123,20 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 			 p->libs[i].start + p->libs[i].len + p->libs[i].bss_len,
 			 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, what);
 	}
-	/* the stub's code, data, bss and plan, as elfwrite lays them out */
+	/* the stub's code and plan, and its variables, as elfwrite lays them out */
 	struct elfw_layout l;
 	struct diag d;
-	uint32_t stub_len = STUB_PAGE;
+	uint32_t stub_len = STUB_PAGE, bss_len = STUB_PAGE;
 
-	if (elfw_layout(p, stub_image, stub_image_size, &l, &d) == 0)
+	if (elfw_layout(p, stub_image, stub_image_size, &l, &d) == 0) {
 		stub_len = (l.stub_filesz + STUB_PAGE - 1) & ~(STUB_PAGE - 1);
+		bss_len = (l.stub_bss_size + STUB_PAGE - 1) & ~(STUB_PAGE - 1);
+	}
 	map_line(out, STUB_BASE, STUB_BASE + stub_len,
-		 STUB_PROT_R | STUB_PROT_W | STUB_PROT_X, "aout2elf runtime stub");
+		 STUB_PROT_R | STUB_PROT_X | (p->direct ? 0 : p->regions[0].prot),
+		 "aout2elf runtime stub, code");
+	map_line(out, STUB_BSS, STUB_BSS + bss_len, STUB_PROT_R | STUB_PROT_W,
+		 "aout2elf runtime stub, variables");
 }
 
 void info_print_library(FILE *out, const char *name, const struct aout *a)

@@ -15,13 +15,19 @@
 /*
  * Address-space layout of a converted program.  a.out programs and their
  * "jump table" libraries live below 0x70000000; the a.out era stack sat
- * at 0xC0000000.  The a.out segments are mapped by the kernel at
- * STAGE_BASE.. first (where no page-0 restriction can stop exec) and moved
- * down by the stub; the stub itself stays above the old 3 GiB line, where
- * no a.out program ever looked.
+ * at 0xC0000000.  The stub's code and the plan start at STUB_BASE, and
+ * right behind them, in the file as in memory, the a.out segments are
+ * staged (mapped by the kernel where no page-0 restriction can stop
+ * exec) until the stub moves them down.  Because the stub's code and the
+ * first segment are one mapping of one file, the page fault that brings
+ * in the stub's first page also maps the pages around it that are in the
+ * page cache (fault-around), the a.out text's among them, and the move
+ * takes them along: the a.out code then starts without a fault of its
+ * own.  The stub's variables are zero pages at STUB_BSS, above the old
+ * 3 GiB line, where no a.out program ever looked.
  */
-#define STUB_BASE   0xC0000000u
-#define STAGE_BASE  0x80000000u
+#define STUB_BASE   0x80000000u
+#define STUB_BSS    0xC0000000u
 #define STAGE_LIMIT 0xBFF00000u
 #define IMAGE_LIMIT 0x80000000u /* a.out images and libraries end below */
 
@@ -29,18 +35,23 @@
 
 #define STUB_MAGIC      0x53453241u /* "A2ES" */
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
-#define STUB_ABI_VERSION 2u
+#define STUB_ABI_VERSION 3u
 
-#define STUB_MAX_MEMSZ 0x100000u /* far more than the stub will ever need */
+#define STUB_MAX_FILESZ 0x100000u /* far more than the stub will ever need */
+#define STUB_MAX_BSS    0x100000u
 
-/* At offset 0 of the stub image; plan_off is filled in by the converter. */
+/*
+ * At offset 0 of the stub image; plan_off is filled in by the converter.
+ * The image is code and constants only; its variables are bss_size zero
+ * bytes at STUB_BSS.
+ */
 struct stub_header {
 	uint32_t magic;
 	uint32_t version;
 	uint32_t entry_off; /* offset of the stub's entry point */
 	uint32_t plan_off;  /* offset of struct stub_plan (converter writes) */
-	uint32_t filesz;    /* bytes of the image that come from the file */
-	uint32_t memsz;     /* bytes including the stub's own bss */
+	uint32_t filesz;    /* bytes of the image */
+	uint32_t bss_size;  /* bytes of the stub's variables, at STUB_BSS */
 };
 
 enum stub_map_kind {

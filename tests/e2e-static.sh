@@ -303,24 +303,28 @@ else
 fi
 
 # ---- --info names the stub's real extent ----
-desc="--info: the runtime stub's line ends where its PT_LOAD does"
-if [ -f "$B/traps.qmagic" ] && command -v readelf >/dev/null 2>&1; then
-	info_end=$("$AOUT2ELF" --info "$TESTDATA/traps.qmagic.aout" |
-		awk '/aout2elf runtime stub/ { print $2 }')
-	memsz=$(readelf -lW "$B/traps.qmagic" | awk '$1 == "LOAD" && $3 == "0xc0000000" { print $6 }')
-	if [ -n "$info_end" ] && [ -n "$memsz" ]; then
-		want_end=$(printf '0x%08x' $(( (0xc0000000 + memsz + 4095) & ~4095 )))
-		if [ "$info_end" = "$want_end" ]; then
-			ok "$desc"
-		else
-			not_ok "$desc" "--info says $info_end, the PT_LOAD (MemSiz $memsz) ends at $want_end"
-		fi
-	else
-		not_ok "$desc" "no stub line in --info ('$info_end') or no stub PT_LOAD ('$memsz')"
+for part in "code 0x80000000" "variables 0xc0000000"; do
+	what=${part% *} at=${part#* }
+	desc="--info: the runtime stub's $what line ends where its PT_LOAD does"
+	if [ ! -f "$B/traps.qmagic" ] || ! command -v readelf >/dev/null 2>&1; then
+		skip "$desc (traps.qmagic not converted, or no readelf)"
+		continue
 	fi
-else
-	skip "$desc (traps.qmagic not converted, or no readelf)"
-fi
+	info_end=$("$AOUT2ELF" --info "$TESTDATA/traps.qmagic.aout" |
+		awk -v w="aout2elf runtime stub, $what" 'index($0, w) { print $2 }')
+	memsz=$(readelf -lW "$B/traps.qmagic" |
+		awk -v at="$at" '$1 == "LOAD" && $3 == at { print $6 }')
+	if [ -z "$info_end" ] || [ -z "$memsz" ]; then
+		not_ok "$desc" "no stub line in --info ('$info_end') or no stub PT_LOAD at $at ('$memsz')"
+		continue
+	fi
+	want_end=$(printf '0x%08x' $(( (at + memsz + 4095) & ~4095 )))
+	if [ "$info_end" = "$want_end" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "--info says $info_end, the PT_LOAD (MemSiz $memsz) ends at $want_end"
+	fi
+done
 
 # ---- as an unprivileged user ----
 # unprivileged_check M: converted hello of kind M, run as uid 65534

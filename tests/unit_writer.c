@@ -74,8 +74,8 @@ static uint32_t pflags_of(uint32_t prot)
 	       (prot & STUB_PROT_X ? PF_X : 0);
 }
 
-/* A stub image of size bytes with a header saying so (and a given memsz). */
-static uint8_t *fake_stub(size_t size, uint32_t memsz)
+/* A stub image of size bytes with a header saying so (and a given bss_size). */
+static uint8_t *fake_stub(size_t size, uint32_t bss_size)
 {
 	uint8_t *s = calloc(1, size < 24 ? 24 : size);
 
@@ -86,7 +86,7 @@ static uint8_t *fake_stub(size_t size, uint32_t memsz)
 	wr32(s + 8, 0x18);
 	wr32(s + 12, 0);
 	wr32(s + 16, (uint32_t)size);
-	wr32(s + 20, memsz);
+	wr32(s + 20, bss_size);
 	for (size_t i = 24; i < size; i++)
 		s[i] = (uint8_t)(i | 1);
 	return s;
@@ -127,7 +127,7 @@ static int parse_and_plan(const struct aoutgen_spec *s, int noexec,
 
 static void test_layout_fake_stub(void)
 {
-	uint8_t *stub = fake_stub(100, 0x123);
+	uint8_t *stub = fake_stub(0x123, 0x100);
 	struct aoutgen_spec s;
 	struct aoutgen g;
 	struct aout a;
@@ -137,17 +137,20 @@ static void test_layout_fake_stub(void)
 
 	aoutgen_default(&s, AOUT_QMAGIC); /* text 0x2000 at 0x1000, data 0x1000 */
 	if (parse_and_plan(&s, 0, &g, &a, &p) == 0) {
-		CU_ASSERT_EQUAL(elfw_layout(&p, stub, 100, &l, &d), 0);
-		CHECK_U(l.plan_off, 0x130); /* memsz rounded up to 16 */
+		CU_ASSERT_EQUAL(elfw_layout(&p, stub, 0x123, &l, &d), 0);
+		CHECK_U(l.plan_off, 0x130); /* filesz rounded up to 16 */
 		CHECK_U(l.stub_filesz, 0x130 + PLAN_SIZE);
+		CHECK_U(l.stub_bss_size, 0x100);
 		CHECK_U(l.nregions, 2);
 		/* 0x2000 as long as the plan is smaller than 0xed0 bytes */
 		uint32_t base = (uint32_t)PAGE_UP(ELFW_STUB_OFFSET + 0x130 + PLAN_SIZE);
+		/* staging right behind the stub, in the file as in memory */
+		CHECK_U(l.stage_base, STUB_BASE + base - ELFW_STUB_OFFSET);
 		CHECK_U(l.region[0].page_off, base);
-		CHECK_U(l.region[0].stage, STAGE_BASE);
+		CHECK_U(l.region[0].stage, l.stage_base);
 		CHECK_U(l.region[0].len, 0x2000);
 		CHECK_U(l.region[1].page_off, base + 0x2000);
-		CHECK_U(l.region[1].stage, STAGE_BASE + 0x2000);
+		CHECK_U(l.region[1].stage, l.stage_base + 0x2000);
 		CHECK_U(l.region[1].len, 0x1000);
 		CHECK_U(l.end, base + 0x3000);
 		aout_free(&a);
@@ -156,37 +159,41 @@ static void test_layout_fake_stub(void)
 	free(stub);
 
 	/* a stub segment that just fits in its pages puts the first region
-	 * right behind them; 16 bytes more of stub bss, one page further */
+	 * right behind them; 16 bytes more of stub, one page further */
 	uint32_t pages = (uint32_t)PAGE_UP(PLAN_SIZE + 64);
-	uint32_t memsz = (pages - PLAN_SIZE) & ~15u;
-	stub = fake_stub(64, memsz);
+	uint32_t filesz = (pages - PLAN_SIZE) & ~15u;
+	uint8_t *bigger = fake_stub(filesz + 1, 0);
+	stub = fake_stub(filesz, 0);
 	aoutgen_default(&s, AOUT_OMAGIC);
 	if (parse_and_plan(&s, 0, &g, &a, &p) == 0) {
-		CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), 0);
-		CHECK_U(l.plan_off, memsz);
-		CHECK_U(l.stub_filesz, memsz + PLAN_SIZE);
+		CU_ASSERT_EQUAL(elfw_layout(&p, stub, filesz, &l, &d), 0);
+		CHECK_U(l.plan_off, filesz);
+		CHECK_U(l.stub_filesz, filesz + PLAN_SIZE);
 		CU_ASSERT(l.stub_filesz <= pages);
 		CHECK_U(l.region[0].page_off, ELFW_STUB_OFFSET + pages);
-		wr32(stub + 20, memsz + 1);
-		CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), 0);
-		CHECK_U(l.plan_off, memsz + 16);
+		CHECK_U(l.region[0].stage, STUB_BASE + pages);
+		CU_ASSERT_EQUAL(elfw_layout(&p, bigger, filesz + 1, &l, &d), 0);
+		CHECK_U(l.plan_off, filesz + 16);
 		CU_ASSERT(l.stub_filesz > pages);
 		CHECK_U(l.region[0].page_off, ELFW_STUB_OFFSET + pages + PAGE);
 		CHECK_U(l.nregions, 1);
-		CHECK_U(l.region[0].stage, STAGE_BASE);
+		CHECK_U(l.stage_base, STUB_BASE + pages + PAGE);
+		CHECK_U(l.region[0].stage, l.stage_base);
 		CHECK_U(l.region[0].len, 0x1000); /* 0x168 bytes of text+data */
 		CHECK_U(l.end, ELFW_STUB_OFFSET + pages + 2 * PAGE);
 		aout_free(&a);
 		aoutgen_free(&g);
 	}
+	free(bigger);
 	free(stub);
 }
 
 static void test_layout_real_stub_every_magic(void)
 {
-	uint32_t memsz = rd32(stub_image + 20);
+	uint32_t bss_size = rd32(stub_image + 20);
 
 	CHECK_U(rd32(stub_image), STUB_MAGIC);
+	CU_ASSERT(bss_size > 0 && bss_size <= STUB_MAX_BSS);
 	CHECK_U(rd32(stub_image + 16), stub_image_size);
 	for (size_t m = 0; m < 4; m++) {
 		struct aoutgen_spec s;
@@ -202,13 +209,15 @@ static void test_layout_real_stub_every_magic(void)
 			continue;
 		CU_ASSERT_EQUAL(elfw_layout(&p, stub_image, stub_image_size, &l,
 					    &d), 0);
-		CHECK_U(l.plan_off, (memsz + 15) & ~15u);
+		CHECK_U(l.plan_off, (stub_image_size + 15) & ~15u);
 		CU_ASSERT(l.plan_off >= stub_image_size);
 		CHECK_U(l.plan_off % 4, 0);
 		CHECK_U(l.stub_filesz, l.plan_off + PLAN_SIZE);
+		CHECK_U(l.stub_bss_size, bss_size);
 		CHECK_U(l.nregions, p.nregions);
 		uint64_t off = PAGE_UP(ELFW_STUB_OFFSET + l.stub_filesz);
-		uint64_t stage = STAGE_BASE;
+		uint64_t stage = STUB_BASE + PAGE_UP(l.stub_filesz);
+		CHECK_U(l.stage_base, stage);
 		for (size_t i = 0; i < l.nregions; i++) {
 			const struct plan_region *r = &p.regions[i];
 
@@ -247,10 +256,10 @@ static void test_layout_unaligned_regions(void)
 	CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), 0);
 	uint32_t base = (uint32_t)PAGE_UP(ELFW_STUB_OFFSET + 64 + PLAN_SIZE);
 	CHECK_U(l.region[0].page_off, base);
-	CHECK_U(l.region[0].stage, STAGE_BASE);
+	CHECK_U(l.region[0].stage, l.stage_base);
 	CHECK_U(l.region[0].len, 0x1000);
 	CHECK_U(l.region[1].page_off, base + 0x1000);
-	CHECK_U(l.region[1].stage, STAGE_BASE + 0x1000);
+	CHECK_U(l.region[1].stage, l.stage_base + 0x1000);
 	CHECK_U(l.region[1].len, 0x2000); /* 0x3f00..0x4100 spans two pages */
 	CHECK_U(l.end, base + 0x3000);
 	/* file offset and staging address congruent to the a.out address */
@@ -266,9 +275,10 @@ static void test_layout_too_large_to_stage(void)
 	struct plan p;
 	struct elfw_layout l;
 	struct diag d = { "" };
-	uint32_t room = STAGE_LIMIT - STAGE_BASE;
+	/* the stub and plan take the first page of the 1 GiB - 1 MiB */
+	uint32_t room = STAGE_LIMIT - (STUB_BASE + PAGE);
 
-	CHECK_U(room, 1072693248u);
+	CHECK_U(room, 1072689152u);
 	memset(&p, 0, sizeof p);
 	p.nregions = 1;
 	p.regions[0] = (struct plan_region){ "text+data", 0, 32, room,
@@ -278,8 +288,8 @@ static void test_layout_too_large_to_stage(void)
 
 	p.regions[0].size = room + 1;
 	CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), -1);
-	CHECK_MSG(&d, "the a.out image is too large to stage (1072697344 bytes, "
-		      "at most 1072693248)");
+	CHECK_MSG(&d, "the a.out image is too large to stage (1072693248 bytes, "
+		      "at most 1072689152)");
 
 	/* two regions that fit alone but not together */
 	p.nregions = 2;
@@ -288,7 +298,7 @@ static void test_layout_too_large_to_stage(void)
 					     STUB_PROT_R | STUB_PROT_W };
 	CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), -1);
 	CHECK_MSG(&d, "the a.out image is too large to stage (1073741824 bytes, "
-		      "at most 1072693248)");
+		      "at most 1072689152)");
 	free(stub);
 }
 
@@ -343,11 +353,13 @@ static void test_damaged_stub(void)
 	EXPECT_DAMAGED(s, n);
 	wr32(s + 16, (uint32_t)n);
 
-	/* memsz below filesz */
-	uint32_t memsz = rd32(s + 20);
-	wr32(s + 20, (uint32_t)n - 1);
+	/* the stub's variables: at most STUB_MAX_BSS bytes */
+	uint32_t bss_size = rd32(s + 20);
+	wr32(s + 20, STUB_MAX_BSS + 1);
 	EXPECT_DAMAGED(s, n);
-	wr32(s + 20, memsz);
+	wr32(s + 20, 0xffffffff);
+	EXPECT_DAMAGED(s, n);
+	wr32(s + 20, bss_size);
 
 	/* the entry point at or past the end of the file part */
 	uint32_t entry = rd32(s + 8);
@@ -376,19 +388,17 @@ static void test_damaged_stub(void)
 }
 
 /*
- * SRC BUG (src/elfwrite.c, elfw_layout / check_stub): memsz is not bounded,
- * and plan_off = (memsz + 15) & ~15u and stub_filesz = plan_off + 372 are
- * computed in 32 bits.  A memsz of 0xfffffff1 passes check_stub, wraps
- * plan_off to 0 and stub_filesz to 372; elfw_write then callocs 372 bytes
- * and memcpy()s the whole stub image into them (a heap overflow), and the
- * plan overwrites the stub header.  A memsz that does not wrap but is large
- * (0x40000000) puts the stub segment past the end of the 32-bit address
- * space (STUB_BASE + memsz > 2^32).  Either stub is damaged and must be
- * refused like the others.
+ * Once a SRC BUG (src/elfwrite.c, elfw_layout / check_stub): the size that
+ * the plan's offset is computed from (memsz then, filesz now) was not
+ * bounded, and plan_off = (size + 15) & ~15u wrapped in 32 bits: elfw_write
+ * then memcpy()d the whole stub image into a short buffer.  A bss_size that
+ * does not wrap but is large (0x40000000) would put the stub's variables
+ * past the end of the 32-bit address space.  Either stub is damaged and
+ * must be refused like the others.
  */
-static void test_stub_memsz_overflow_rejected(void)
+static void test_stub_size_overflow_rejected(void)
 {
-	uint8_t *s = fake_stub(64, 0xfffffff1);
+	uint8_t *s = fake_stub(64, 0x40000000);
 	struct plan p;
 	struct elfw_layout l;
 	struct diag d = { "" };
@@ -398,18 +408,17 @@ static void test_stub_memsz_overflow_rejected(void)
 	rc = elfw_layout(&p, s, 64, &l, &d);
 	CU_ASSERT_EQUAL(rc, -1);
 	if (rc == 0) {
-		/* what the writer would then use */
-		CU_ASSERT(l.plan_off >= 64);
-		CU_ASSERT(l.stub_filesz > l.plan_off);
+		CU_ASSERT((uint64_t)STUB_BSS + l.stub_bss_size <= 0x100000000ull);
 	} else {
 		CHECK_MSG(&d, "internal error: runtime stub is damaged");
 	}
 
-	wr32(s + 20, 0x40000000);
+	/* a filesz of 0xfffffff1 would wrap plan_off to 0 (it must be the
+	 * size of the image as well, so the header alone says so here) */
+	wr32(s + 20, 0x100);
+	wr32(s + 16, 0xfffffff1);
 	rc = elfw_layout(&p, s, 64, &l, &d);
 	CU_ASSERT_EQUAL(rc, -1);
-	if (rc == 0)
-		CU_ASSERT((uint64_t)STUB_BASE + l.stub_filesz <= 0x100000000ull);
 	free(s);
 }
 
@@ -486,7 +495,7 @@ static void check_stub_plan(const struct plan *p, const struct elfw_layout *l,
 			CHECK_U(sl->len, pl->len);
 			CHECK_U(sl->bss_len, pl->bss_len);
 			CHECK_U(sl->stage, l->region[p->nregions + i].stage);
-			CU_ASSERT(sl->stage >= STAGE_BASE);
+			CU_ASSERT(sl->stage >= l->stage_base);
 			CU_ASSERT((uint64_t)sl->stage + sl->len <= STAGE_LIMIT);
 			CHECK_U(sl->stage % PAGE, 0);
 		} else {
@@ -563,12 +572,12 @@ static void test_stub_plan_qmagic_values(void)
 	CHECK_U(sp.nmaps, 3);
 	CHECK_U(sp.maps[0].kind, STUB_MAP_MOVE);
 	CHECK_U(sp.maps[0].dst, 0x1000);
-	CHECK_U(sp.maps[0].src, STAGE_BASE);
+	CHECK_U(sp.maps[0].src, l.stage_base);
 	CHECK_U(sp.maps[0].len, 0x2000);
 	CHECK_U(sp.maps[0].prot, STUB_PROT_R | STUB_PROT_X);
 	CHECK_U(sp.maps[1].kind, STUB_MAP_MOVE);
 	CHECK_U(sp.maps[1].dst, 0x3000);
-	CHECK_U(sp.maps[1].src, STAGE_BASE + 0x2000);
+	CHECK_U(sp.maps[1].src, l.stage_base + 0x2000);
 	CHECK_U(sp.maps[1].len, 0x1000);
 	CHECK_U(sp.maps[1].prot, STUB_PROT_R | STUB_PROT_W);
 	CHECK_U(sp.maps[2].kind, STUB_MAP_ZERO);
@@ -870,17 +879,35 @@ static void check_program_headers(const struct conv *c, Elf *e,
 		if (c->p.libs[i].embedded)
 			emb[nemb++] = i;
 	CU_ASSERT_EQUAL(elf_getphdrnum(e, &nph), 0);
-	CHECK_U(nph, c->p.nregions + nemb + 1 + (c->p.noexec ? 1 : 0));
+	CHECK_U(nph, c->p.nregions + nemb + 2 + (c->p.noexec ? 1 : 0));
 	CHECK_U(eh->e_phoff, sizeof(Elf32_Ehdr));
 	CHECK_U(eh->e_phentsize, sizeof(Elf32_Phdr));
 
+	/* in address order: [regions where they belong,] the stub's code, the
+	 * staged regions, the embedded libraries, the stub's variables */
+	size_t stub_at = c->p.direct ? c->p.nregions : 0;
+	size_t regions_at = c->p.direct ? 0 : 1;
 	size_t nload = 0, nstack = 0;
-	for (size_t i = 0; i < nph; i++) {
+	uint64_t last_vaddr = 0;
+	for (size_t k = 0; k < nph; k++) {
 		GElf_Phdr ph;
+		size_t i; /* as before: regions, libraries, then the stub */
 
-		if (!gelf_getphdr(e, (int)i, &ph)) {
+		if (!gelf_getphdr(e, (int)k, &ph)) {
 			CU_FAIL("gelf_getphdr");
 			continue;
+		}
+		if (k == stub_at)
+			i = c->p.nregions + nemb;
+		else if (k >= regions_at && k < regions_at + c->p.nregions)
+			i = k - regions_at;
+		else if (k < 1 + c->p.nregions + nemb)
+			i = k - 1;
+		else
+			i = c->p.nregions + nemb + 1; /* the variables */
+		if (ph.p_type == PT_LOAD) {
+			CU_ASSERT(ph.p_vaddr >= last_vaddr);
+			last_vaddr = ph.p_vaddr + ph.p_memsz;
 		}
 		if (ph.p_type == PT_GNU_STACK) {
 			nstack++;
@@ -911,7 +938,7 @@ static void check_program_headers(const struct conv *c, Elf *e,
 				CHECK_U(ph.p_vaddr, r->vaddr);
 				CU_ASSERT(ph.p_vaddr + ph.p_memsz <= IMAGE_LIMIT);
 			} else {
-				CU_ASSERT(ph.p_vaddr >= STAGE_BASE);
+				CU_ASSERT(ph.p_vaddr >= c->l.stage_base);
 				CU_ASSERT(ph.p_vaddr + ph.p_memsz <= STAGE_LIMIT);
 			}
 		} else if (i < c->p.nregions + nemb) {
@@ -926,7 +953,7 @@ static void check_program_headers(const struct conv *c, Elf *e,
 			CHECK_U(ph.p_filesz, pl->filesz);
 			CHECK_U(ph.p_memsz, pl->filesz);
 			CHECK_U(ph.p_flags, PF_R | PF_W | PF_X);
-			CU_ASSERT(ph.p_vaddr >= STAGE_BASE);
+			CU_ASSERT(ph.p_vaddr >= c->l.stage_base);
 			CU_ASSERT(ph.p_vaddr + c->l.region[ri].len <= STAGE_LIMIT);
 			CHECK_U(c->l.region[ri].len, pl->len);
 			const uint8_t *b = file_bytes(c, ph.p_offset,
@@ -937,15 +964,28 @@ static void check_program_headers(const struct conv *c, Elf *e,
 				CU_ASSERT(all_zero(b + pl->filesz,
 						   c->l.region[ri].len - pl->filesz));
 			}
-		} else {
+		} else if (i == c->p.nregions + nemb) {
 			CHECK_U(ph.p_offset, ELFW_STUB_OFFSET);
 			CHECK_U(ph.p_vaddr, STUB_BASE);
 			CHECK_U(ph.p_filesz, c->l.stub_filesz);
 			CHECK_U(ph.p_memsz, c->l.stub_filesz);
-			CHECK_U(ph.p_flags, PF_R | PF_W | PF_X);
+			/* one mapping with the region staged behind it */
+			CHECK_U(ph.p_flags, PF_R | PF_X |
+					    (c->p.direct ? 0 :
+					     pflags_of(c->p.regions[0].prot)));
+			CHECK_U(c->l.stage_base, STUB_BASE + PAGE_UP(c->l.stub_filesz));
+			if (!c->p.direct)
+				CHECK_U(c->l.region[0].page_off,
+					ELFW_STUB_OFFSET + c->l.stage_base - STUB_BASE);
+		} else {
+			CHECK_U(ph.p_vaddr, STUB_BSS);
+			CHECK_U(ph.p_filesz, 0);
+			CHECK_U(ph.p_memsz, c->l.stub_bss_size);
+			CU_ASSERT(ph.p_memsz > 0);
+			CHECK_U(ph.p_flags, PF_R | PF_W);
 		}
 	}
-	CHECK_U(nload, c->p.nregions + nemb + 1);
+	CHECK_U(nload, c->p.nregions + nemb + 2);
 	CHECK_U(nstack, c->p.noexec ? 1 : 0);
 }
 
@@ -955,7 +995,7 @@ static void check_stub_section(const struct conv *c, const struct escn *st)
 	if (!st)
 		return;
 	CHECK_U(st->sh.sh_type, SHT_PROGBITS);
-	CHECK_U(st->sh.sh_flags, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR);
+	CHECK_U(st->sh.sh_flags, SHF_ALLOC | SHF_EXECINSTR);
 	CHECK_U(st->sh.sh_addr, STUB_BASE);
 	CHECK_U(st->sh.sh_offset, ELFW_STUB_OFFSET);
 	CHECK_U(st->sh.sh_size, c->l.stub_filesz);
@@ -968,7 +1008,8 @@ static void check_stub_section(const struct conv *c, const struct escn *st)
 	CU_ASSERT(memcmp(b, stub_image, 12) == 0);
 	CHECK_U(rd32(b + 12), c->l.plan_off);
 	CU_ASSERT(memcmp(b + 16, stub_image + 16, stub_image_size - 16) == 0);
-	/* its bss as zeros, then the plan the stub will read */
+	/* zeros up to 16 bytes, then the plan the stub will read */
+	CU_ASSERT(c->l.plan_off - stub_image_size < 16);
 	CU_ASSERT(all_zero(b + stub_image_size, c->l.plan_off - stub_image_size));
 	CU_ASSERT(memcmp(b + c->l.plan_off, &c->sp, sizeof c->sp) == 0);
 	struct stub_plan sp;
@@ -1173,6 +1214,7 @@ static void check_with_libelf(const struct conv *c)
 	if (c->p.bss_size)
 		want[nwant++] = ".bss";
 	want[nwant++] = ".aout2elf.stub";
+	want[nwant++] = ".aout2elf.bss";
 	for (size_t i = 0; i < c->p.nlibs; i++) {
 		if (!c->p.libs[i].embedded)
 			continue;
@@ -1348,7 +1390,9 @@ static void check_with_bfd(const struct conv *c)
 		check_bfd_section(abfd, ".aout.header", 0x1000, 32,
 				  SEC_ALLOC | SEC_LOAD, SEC_CODE, c->a.buf);
 	check_bfd_section(abfd, ".aout2elf.stub", STUB_BASE, c->l.stub_filesz,
-			  SEC_ALLOC | SEC_LOAD | SEC_CODE, 0, NULL);
+			  SEC_ALLOC | SEC_LOAD | SEC_CODE | SEC_READONLY, 0, NULL);
+	check_bfd_section(abfd, ".aout2elf.bss", STUB_BSS, c->l.stub_bss_size,
+			  SEC_ALLOC, SEC_LOAD | SEC_HAS_CONTENTS, NULL);
 	for (size_t i = 0; i < c->p.nlibs; i++) {
 		char name[STUB_LIB_NAME + 8];
 
@@ -1583,13 +1627,18 @@ static void test_write_zmagic(void)
 		uint32_t off = c.l.region[0].page_off;
 
 		CHECK_U(c.l.nregions, 1);
-		CHECK_U(c.l.region[0].stage, STAGE_BASE);
+		CHECK_U(c.l.region[0].stage, c.l.stage_base);
 		CHECK_U(c.l.region[0].len, 0x3000);
-		CHECK_U(r.nph, 2);
-		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, off, STAGE_BASE, 0x3000, 0x3000,
-			 PF_R | PF_W | PF_X);
-		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
+		CHECK_U(r.nph, 3);
+		/* the stub's code with the access of the region behind it */
+		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
 			 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_W | PF_X);
+		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, off, c.l.stage_base, 0x3000,
+			 0x3000, PF_R | PF_W | PF_X);
+		CHECK_PH(rb_phdr(&r, 2), PT_LOAD, 0, STUB_BSS, 0,
+			 c.l.stub_bss_size, PF_R | PF_W);
+		CHECK_SH(rb_shdr(&r, ".aout2elf.bss"), SHT_NOBITS,
+			 SHF_ALLOC | SHF_WRITE, STUB_BSS, c.l.stub_bss_size);
 		GElf_Shdr t = rb_shdr(&r, ".text"), d = rb_shdr(&r, ".data");
 		GElf_Shdr b = rb_shdr(&r, ".bss");
 		CHECK_SH(t, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, 0,
@@ -1601,7 +1650,8 @@ static void test_write_zmagic(void)
 		CHECK_U(rb_shdr(&r, ".aout.header").sh_type, SHT_NULL);
 		if (rb_plan(&c, &sp) == 0) {
 			CHECK_U(sp.nmaps, 2);
-			CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0, STAGE_BASE, 0x3000, RWX);
+			CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0, c.l.stage_base, 0x3000,
+				  RWX);
 			CHECK_MAP(sp.maps[1], STUB_MAP_ZERO, 0x3000, 0, 0x3000, RWX);
 			CHECK_U(sp.start_data, 0x2000);
 			CHECK_U(sp.end_data, 0x3000);
@@ -1619,10 +1669,12 @@ static void test_write_zmagic(void)
 	if (conv_run(&c, &s, 1, SYMS_NONE) == 0 && rb_open(&c, &r) == 0) {
 		uint32_t off = c.l.region[0].page_off;
 
-		CHECK_U(r.nph, 3); /* with PT_GNU_STACK */
-		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, off, STAGE_BASE, 0x12ac, 0x12ac,
-			 PF_R | PF_W);
-		CHECK_U(rb_phdr(&r, 2).p_type, PT_GNU_STACK);
+		CHECK_U(r.nph, 4); /* with PT_GNU_STACK */
+		/* not executable: the stub's code is a mapping of its own */
+		CHECK_U(rb_phdr(&r, 0).p_flags, PF_R | PF_W | PF_X);
+		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, off, c.l.stage_base, 0x12ac,
+			 0x12ac, PF_R | PF_W);
+		CHECK_U(rb_phdr(&r, 3).p_type, PT_GNU_STACK);
 		GElf_Shdr t = rb_shdr(&r, ".text"), d = rb_shdr(&r, ".data");
 		GElf_Shdr b = rb_shdr(&r, ".bss");
 		CHECK_SH(t, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, 0,
@@ -1632,7 +1684,7 @@ static void test_write_zmagic(void)
 		CHECK_SH(b, SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0x2077, 0x3333);
 		if (rb_plan(&c, &sp) == 0) {
 			CHECK_U(sp.nmaps, 2);
-			CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0, STAGE_BASE, 0x2000,
+			CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0, c.l.stage_base, 0x2000,
 				  STUB_PROT_R | STUB_PROT_W);
 			/* PAGE_ALIGN(0x2077) .. PAGE_ALIGN(0x53aa) */
 			CHECK_MAP(sp.maps[1], STUB_MAP_ZERO, 0x3000, 0, 0x3000,
@@ -1802,12 +1854,12 @@ static void test_write_embedded_libs(void)
 
 			CHECK_U(c.l.nregions, 5);
 			uint32_t base = c.l.region[0].page_off;
-			CHECK_U(c.l.region[2].stage, STAGE_BASE + 0x3000);
+			CHECK_U(c.l.region[2].stage, c.l.stage_base + 0x3000);
 			CHECK_U(c.l.region[2].page_off, base + 0x3000);
 			CHECK_U(c.l.region[2].len, 0x3000);
 			CHECK_U(c.l.region[3].stage, 0); /* not embedded */
 			CHECK_U(c.l.region[3].len, 0);
-			CHECK_U(c.l.region[4].stage, STAGE_BASE + 0x6000);
+			CHECK_U(c.l.region[4].stage, c.l.stage_base + 0x6000);
 			CHECK_U(c.l.region[4].page_off, base + 0x6000);
 			CHECK_U(c.l.region[4].len, 0x2000);
 			CHECK_U(c.l.end, base + 0x8000);
@@ -1815,30 +1867,34 @@ static void test_write_embedded_libs(void)
 		if (c.file && rb_open(&c, &r) == 0) {
 			uint32_t base = c.l.region[0].page_off;
 
-			CHECK_U(r.nph, 5 + noexec);
-			CHECK_PH(rb_phdr(&r, 0), PT_LOAD, base, STAGE_BASE, 0x2000,
+			uint32_t sb = c.l.stage_base;
+
+			CHECK_U(r.nph, 6 + noexec);
+			CHECK_PH(rb_phdr(&r, 0), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
+				 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_X);
+			CHECK_PH(rb_phdr(&r, 1), PT_LOAD, base, sb, 0x2000,
 				 0x2000, PF_R | PF_X);
-			CHECK_PH(rb_phdr(&r, 1), PT_LOAD, base + 0x2000,
-				 STAGE_BASE + 0x2000, 0x1000, 0x1000,
+			CHECK_PH(rb_phdr(&r, 2), PT_LOAD, base + 0x2000,
+				 sb + 0x2000, 0x1000, 0x1000,
 				 PF_R | PF_W | (noexec ? 0 : PF_X));
-			CHECK_PH(rb_phdr(&r, 2), PT_LOAD, base + 0x3000,
-				 STAGE_BASE + 0x3000, 0x3000, 0x3000,
+			CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x3000,
+				 sb + 0x3000, 0x3000, 0x3000,
 				 PF_R | PF_W | PF_X);
-			CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x6000,
-				 STAGE_BASE + 0x6000, 0x1234, 0x1234,
+			CHECK_PH(rb_phdr(&r, 4), PT_LOAD, base + 0x6000,
+				 sb + 0x6000, 0x1234, 0x1234,
 				 PF_R | PF_W | PF_X);
-			CHECK_PH(rb_phdr(&r, 4), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
-				 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_W | PF_X);
+			CHECK_PH(rb_phdr(&r, 5), PT_LOAD, 0, STUB_BSS, 0,
+				 c.l.stub_bss_size, PF_R | PF_W);
 			if (noexec)
-				CHECK_U(rb_phdr(&r, 5).p_type, PT_GNU_STACK);
+				CHECK_U(rb_phdr(&r, 6).p_type, PT_GNU_STACK);
 
 			GElf_Shdr la = rb_shdr(&r, ".lib.libunita.so.4");
 			GElf_Shdr lb = rb_shdr(&r, ".lib.libunitb.so.1");
 			CHECK_SH(la, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR,
-				 STAGE_BASE + 0x3000, 0x3000);
+				 sb + 0x3000, 0x3000);
 			CHECK_U(la.sh_offset, base + 0x3000);
 			CHECK_SH(lb, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR,
-				 STAGE_BASE + 0x6000, 0x1234);
+				 sb + 0x6000, 0x1234);
 			CHECK_U(lb.sh_offset, base + 0x6000);
 			CHECK_U(rb_shdr(&r, ".lib.libunitz.so.9").sh_type, SHT_NULL);
 			/* the library's bytes, header included (QMAGIC) */
@@ -1853,17 +1909,17 @@ static void test_write_embedded_libs(void)
 						  (noexec ? STUB_F_NOEXEC : 0));
 				CHECK_U(sp.nlibs, 3);
 				CHECK_SLIB(sp.libs[0], "libunita.so.4", W_LIB_A, 0x3000,
-					   0x3000, STAGE_BASE + 0x3000);
+					   0x3000, sb + 0x3000);
 				CHECK_SLIB(sp.libs[1], "libunitz.so.9", 0, 0, 0, 0);
 				CHECK_SLIB(sp.libs[2], "libunitb.so.1", W_LIB_B, 0x2000,
-					   0, STAGE_BASE + 0x6000);
+					   0, sb + 0x6000);
 				/* one of them is looked for at run time: the window */
 				CHECK_U(sp.lib_lo, 0x5f000000);
 				CHECK_U(sp.lib_hi, 0x70000000);
 				CHECK_STR(sp.paths, "/opt/aout/lib:/usr/local/aout");
 				/* the program is moved as without libraries */
 				CHECK_U(sp.nmaps, 3);
-				CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0x1000, STAGE_BASE,
+				CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0x1000, sb,
 					  0x2000, STUB_PROT_R | STUB_PROT_X);
 			}
 			rb_close(&r);
@@ -1895,8 +1951,9 @@ static void test_write_libs_not_embedded(void)
 		CHECK_U(c.l.end, c.l.region[0].page_off + 0x3000);
 	}
 	if (c.file && rb_open(&c, &r) == 0) {
-		CHECK_U(r.nph, 3);
-		CHECK_U(rb_phdr(&r, 2).p_vaddr, STUB_BASE);
+		CHECK_U(r.nph, 4);
+		CHECK_U(rb_phdr(&r, 0).p_vaddr, STUB_BASE);
+		CHECK_U(rb_phdr(&r, 3).p_vaddr, STUB_BSS);
 		CHECK_U(rb_shdr(&r, ".lib.libunita.so.4").sh_type, SHT_NULL);
 		CHECK_U(rb_shdr(&r, ".lib.libunitb.so.1").sh_type, SHT_NULL);
 		if (rb_plan(&c, &sp) == 0) {
@@ -1933,7 +1990,7 @@ static void test_write_libs_not_embedded(void)
 /*
  * --direct: the program's PT_LOADs are at the a.out addresses, so the
  * kernel maps them in place and the stub moves nothing (it still maps
- * the zero pages); embedded libraries are staged from STAGE_BASE.
+ * the zero pages); embedded libraries are staged behind the stub.
  */
 static void test_write_direct(void)
 {
@@ -1954,13 +2011,15 @@ static void test_write_direct(void)
 	if (c.file && rb_open(&c, &r) == 0) {
 		uint32_t base = c.l.region[0].page_off;
 
-		CHECK_U(r.nph, 3);
+		CHECK_U(r.nph, 4);
 		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, base, 0x1000, 0x2000, 0x2000,
 			 PF_R | PF_X);
 		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, base + 0x2000, 0x3000, 0x1000,
 			 0x1000, PF_R | PF_W | PF_X);
 		CHECK_PH(rb_phdr(&r, 2), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
-			 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_W | PF_X);
+			 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_X);
+		CHECK_PH(rb_phdr(&r, 3), PT_LOAD, 0, STUB_BSS, 0, c.l.stub_bss_size,
+			 PF_R | PF_W);
 		if (rb_plan(&c, &sp) == 0) {
 			CHECK_U(sp.nmaps, 1);
 			CHECK_MAP(sp.maps[0], STUB_MAP_ZERO, 0x4000, 0, 0x3000, RWX);
@@ -1990,7 +2049,7 @@ static void test_write_direct(void)
 		conv_free(&c);
 	}
 
-	/* with embedded libraries: staged from STAGE_BASE, the program not */
+	/* with embedded libraries: staged behind the stub, the program not */
 	struct wlibs *w = wlibs_new();
 	aoutgen_default(&s, AOUT_QMAGIC);
 	if (conv_run_opts(&c, &s, &o, SYMS_NONE, &w->set, NULL, 0) == 0) {
@@ -2000,23 +2059,27 @@ static void test_write_direct(void)
 	if (c.file && rb_open(&c, &r) == 0) {
 		uint32_t base = c.l.region[0].page_off;
 
-		CHECK_U(r.nph, 5);
+		uint32_t sb = c.l.stage_base;
+
+		CHECK_U(r.nph, 6);
 		CHECK_U(rb_phdr(&r, 0).p_vaddr, 0x1000);
 		CHECK_U(rb_phdr(&r, 1).p_vaddr, 0x3000);
-		CHECK_PH(rb_phdr(&r, 2), PT_LOAD, base + 0x3000, STAGE_BASE, 0x3000,
+		CHECK_U(rb_phdr(&r, 2).p_vaddr, STUB_BASE);
+		CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x3000, sb, 0x3000,
 			 0x3000, PF_R | PF_W | PF_X);
-		CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x6000, STAGE_BASE + 0x3000,
+		CHECK_PH(rb_phdr(&r, 4), PT_LOAD, base + 0x6000, sb + 0x3000,
 			 0x1234, 0x1234, PF_R | PF_W | PF_X);
+		CHECK_U(rb_phdr(&r, 5).p_vaddr, STUB_BSS);
 		CHECK_SH(rb_shdr(&r, ".lib.libunita.so.4"), SHT_PROGBITS,
-			 SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, STAGE_BASE, 0x3000);
+			 SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, sb, 0x3000);
 		if (rb_plan(&c, &sp) == 0) {
 			CHECK_U(sp.nmaps, 1);
 			CHECK_U(sp.maps[0].kind, STUB_MAP_ZERO);
 			CHECK_U(sp.flags, STUB_F_DYNAMIC);
 			CHECK_SLIB(sp.libs[0], "libunita.so.4", W_LIB_A, 0x3000,
-				   0x3000, STAGE_BASE);
+				   0x3000, sb);
 			CHECK_SLIB(sp.libs[2], "libunitb.so.1", W_LIB_B, 0x2000, 0,
-				   STAGE_BASE + 0x3000);
+				   sb + 0x3000);
 		}
 		rb_close(&r);
 	}
@@ -2555,7 +2618,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_layout_unaligned_regions),
 		UNIT_TEST(test_layout_too_large_to_stage),
 		UNIT_TEST(test_damaged_stub),
-		UNIT_TEST(test_stub_memsz_overflow_rejected),
+		UNIT_TEST(test_stub_size_overflow_rejected),
 		UNIT_TEST(test_stub_plan_every_magic),
 		UNIT_TEST(test_stub_plan_qmagic_values),
 		UNIT_END

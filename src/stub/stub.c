@@ -289,7 +289,7 @@ static __attribute__((noreturn)) void die_no_memory(void)
 	if (lim[0] != 0xffffffffu) {
 		/* the stub's pages are private and writable too */
 		put_str(&l, " bytes) and the stub's ");
-		put_dec(&l, PAGE_UP(__stub_header.plan_off + sizeof *plan));
+		put_dec(&l, PAGE_UP(__stub_header.bss_size));
 		put_str(&l, " exceed the data size limit (ulimit -d: ");
 		put_dec(&l, lim[0]);
 	}
@@ -587,15 +587,26 @@ static __attribute__((noreturn)) void die_no_library(const char *name)
 	die_line(&l);
 }
 
+/*
+ * The plan's libraries, copied where the stub may write: the plan shares
+ * its pages with the stub's code, which may be mapped read-only.
+ */
+static struct stub_lib libs[STUB_MAX_LIBS];
+static int libs_copied;
+
 static long do_uselib(const char *path)
 {
 	const char *name = base_name(path);
 	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
 	long r = 1;
 
-	for (uint32_t i = 0; i < plan->nlibs; i++)
-		if (str_eq(plan->libs[i].name, name))
-			l = &plan->libs[i];
+	if (!libs_copied) {
+		memcpy(libs, plan->libs, sizeof libs);
+		libs_copied = 1;
+	}
+	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
+		if (str_eq(libs[i].name, name))
+			l = &libs[i];
 	if (l->mapped)
 		return 0;
 	if (l->stage) {
@@ -1411,9 +1422,12 @@ static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
 	return -1;
 }
 
-/* Step 2: brk; only where the kernel's cannot be exact does it write. */
-static void set_brk(const struct start *s, int hole_premapped, uint32_t stack,
-		    uint32_t arg_start, uint32_t arg_end, uint32_t env_end)
+/*
+ * Step 2: brk.  Returns 1 if brk calls are to be trapped; only then does
+ * it touch the stub's variables.
+ */
+static int set_brk(const struct start *s, int hole_premapped, uint32_t stack,
+		   uint32_t arg_start, uint32_t arg_end, uint32_t env_end)
 {
 	int code_low = plan->start_code < PRCTL_MIN;
 	struct prctl_mm_map m = {
@@ -1437,18 +1451,19 @@ static void set_brk(const struct start *s, int hole_premapped, uint32_t stack,
 		if (hole_premapped)
 			start_call(s, NR_munmap, (long)PAGE_UP(plan->brk),
 				   (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
-		return;
+		return 0;
 	}
 	m.start_data = at_least_prctl_min(plan->start_data);
 	m.end_data = at_least_prctl_min(plan->end_data);
 	m.start_brk = at_least_prctl_min(plan->start_brk);
 	if (plan->brk >= PRCTL_MIN && set_mm(s, &m) == 0)
-		return;
+		return 0;
 	if (plan->brk < PRCTL_MIN)
 		set_hybrid_brk(s, &m, hole_premapped);
 	/* hybrid, or the kernel refused: brk calls are trapped */
 	emu_brk = plan->brk;
 	emulating_brk = 1;
+	return 1;
 }
 
 /*
@@ -1573,12 +1588,13 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	int hole_premapped = map_image(&s);
 	uint32_t *sp = aout_frame_sp(argc, envc, strings);
 
-	set_brk(&s, hole_premapped, (uint32_t)sp, strings, arg_end, env_end);
+	int brk_trapped = set_brk(&s, hole_premapped, (uint32_t)sp, strings,
+				  arg_end, env_end);
 
-	struct trap_rule rules[MAX_RULES];
-	unsigned nrules = trap_rules(rules);
+	if (brk_trapped || (plan->flags & STUB_F_DYNAMIC)) {
+		struct trap_rule rules[MAX_RULES];
+		unsigned nrules = trap_rules(rules);
 
-	if (nrules) {
 		commit(&s);
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();

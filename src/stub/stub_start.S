@@ -10,11 +10,11 @@
 	.globl	__stub_header
 __stub_header:
 	.long	0x53453241		/* STUB_MAGIC */
-	.long	2			/* STUB_ABI_VERSION */
+	.long	3			/* STUB_ABI_VERSION */
 	.long	_start - __stub_header	/* entry_off */
 	.long	0			/* plan_off: written by aout2elf */
 	.long	__stub_filesz
-	.long	__stub_memsz
+	.long	__stub_bss_size
 
 	.text
 	.globl	_start
