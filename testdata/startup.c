@@ -44,6 +44,9 @@
  *   8x     8. segment registers at entry
  *   81        %fs or %gs was not 0 (the loader loaded 0 into both)
  *   82        %ds, %es and %ss were not the same selector
+ *   9x     9. what ps and /proc show (where /proc is mounted)
+ *   91        /proc/self/cmdline is not the argument strings
+ *   92        /proc/self/environ is not the environment strings
  *
  * Exit status 0 comes with "startup: ok" on stdout.
  */
@@ -258,6 +261,56 @@ static int check_segments(void)
 	return 0;
 }
 
+#define SYS_open 5
+#define SYS_close 6
+
+/*
+ * The kernel reads these files between the bounds the loader gave it
+ * (arg_start..arg_end, env_start..env_end); a stub that got them wrong
+ * shows ps a wrong or cut command line.
+ */
+static int check_proc_file(const char *path, const char *start, const char *end,
+			   int status, const char *what)
+{
+	long fd = sys3(SYS_open, (long)path, 0, 0);
+	char buf[4096];
+	const char *want = start;
+	long n;
+
+	if (fd < 0)
+		return 0; /* no /proc here: nothing to compare with */
+	while ((n = sys3(SYS_read, fd, (long)buf, sizeof buf)) > 0) {
+		for (long i = 0; i < n; i++, want++)
+			if (want >= end || buf[i] != *want) {
+				sys1(SYS_close, fd);
+				return failed(status, what, U(want), U(end));
+			}
+	}
+	sys1(SYS_close, fd);
+	if (n < 0 || want != end)
+		return failed(status, what, U(want), U(end));
+	return 0;
+}
+
+static int check_proc(uint32_t argc, char **argv, char **envp)
+{
+	uint32_t envc = 0;
+	int r;
+
+	while (envp[envc])
+		envc++;
+	if (argc &&
+	    (r = check_proc_file("/proc/self/cmdline", argv[0],
+				 argv[argc - 1] + fx_strlen(argv[argc - 1]) + 1, 91,
+				 "/proc/self/cmdline is not the arguments")))
+		return r;
+	if (envc)
+		return check_proc_file("/proc/self/environ", envp[0],
+				       envp[envc - 1] + fx_strlen(envp[envc - 1]) + 1,
+				       92, "/proc/self/environ is not the environment");
+	return 0;
+}
+
 int fixture_main(uint32_t *entry_sp)
 {
 	uint32_t argc = 0;
@@ -271,7 +324,8 @@ int fixture_main(uint32_t *entry_sp)
 	    (r = check_bss()) ||
 	    (r = check_data()) ||
 	    (r = check_text(U(__builtin_return_address(0)))) ||
-	    (r = check_segments()))
+	    (r = check_segments()) ||
+	    (r = check_proc(argc, argv, envp)))
 		return r;
 	fx_puts(1, "startup: ok\n");
 	return 0;
