@@ -164,13 +164,14 @@ static __attribute__((noreturn)) void die_line(struct line *l)
 		stub_syscall(NR_exit_group, 127, 0, 0, 0, 0, 0);
 }
 
-static const char *prog_name;
+static const char *prog_name; /* set by commit(), before any message */
+#define PROG_NAME (prog_name ? prog_name : "a.out program")
 
 static __attribute__((noreturn)) void die(const char *what, uint32_t addr,
 					  long err)
 {
 	struct line l = { .len = 0 };
-	put_str(&l, prog_name);
+	put_str(&l, PROG_NAME);
 	put_str(&l, ": ");
 	put_str(&l, what);
 	put_str(&l, " at ");
@@ -184,7 +185,7 @@ static __attribute__((noreturn)) void die(const char *what, uint32_t addr,
 static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 {
 	struct line l = { .len = 0 };
-	put_str(&l, prog_name);
+	put_str(&l, PROG_NAME);
 	put_str(&l, ": needs address ");
 	put_hex(&l, addr);
 	put_str(&l, ", below vm.mmap_min_addr; allow it with: sysctl -w vm.mmap_min_addr=");
@@ -282,7 +283,7 @@ static __attribute__((noreturn)) void die_no_memory(void)
 	struct line l = { .len = 0 };
 
 	stub_syscall(NR_ugetrlimit, RLIMIT_DATA, (long)lim, 0, 0, 0, 0);
-	put_str(&l, prog_name);
+	put_str(&l, PROG_NAME);
 	put_str(&l, lim[0] == 0xffffffffu ? ": no memory for its data and bss (" :
 					     ": its data and bss (");
 	put_dec(&l, (plan->end_data - plan->start_data) + (plan->brk - plan->start_brk));
@@ -570,7 +571,7 @@ static __attribute__((noreturn)) void die_no_library(const char *name)
 {
 	struct line l = { .len = 0 };
 
-	put_str(&l, prog_name);
+	put_str(&l, PROG_NAME);
 	put_str(&l, ": cannot find the a.out library ");
 	put_str(&l, name);
 	put_str(&l, "; looked in ");
@@ -1565,19 +1566,22 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		else if (av[0] == AT_SYSINFO)
 			s.gate = av[1];
 
-	/* Where exec put the strings: the a.out loader's bprm->p. */
+	/*
+	 * Where exec put the strings: the a.out loader's bprm->p.  exec copied
+	 * them end to end, the arguments first, so each part ends where its
+	 * last string does: two strings are measured, not every one.
+	 */
 	uint32_t strings = argc ? (uint32_t)argv[0] :
 			   envc ? (uint32_t)envp[0] : execfn;
-	uint32_t arg_end = strings, env_end;
-
-	for (uint32_t i = 0; i < argc; i++)
-		arg_end += str_len(argv[i]) + 1;
-	env_end = arg_end;
-	for (uint32_t i = 0; i < envc; i++)
-		env_end += str_len(envp[i]) + 1;
+	uint32_t arg_end = argc ? (uint32_t)argv[argc - 1] +
+					  str_len(argv[argc - 1]) + 1 :
+				  strings;
+	uint32_t env_end = envc ? (uint32_t)envp[envc - 1] +
+					  str_len(envp[envc - 1]) + 1 :
+				  arg_end;
 
 	/* Read before build_aout_frame moves the pointer arrays over these. */
-	for (uint32_t i = 0; i < envc; i++)
+	for (uint32_t i = 0; i < envc && (plan->flags & STUB_F_DYNAMIC); i++)
 		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
 			s.libpath = envp[i] + 18;
 	if (argc && argv[0][0])
