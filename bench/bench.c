@@ -7,14 +7,18 @@
  * Times are CLOCK_MONOTONIC from posix_spawn() to the end of wait4().
  *
  *	bench --aout2elf PATH --progs DIR --testdata DIR --work DIR
- *	      [--corpus DIR] [--scale X]
+ *	      [--corpus DIR] [--scale X] [--part run|convert]
  *
  * --progs is where `make bench` built benchprog (bench/benchprog.c) as
  * native static ELF and as a.out, and mkbig; --testdata holds the dyn
  * fixture and libtiny.so.1 (testdata/fixtures.mk); --corpus the real
  * programs of ../shared/corpus, used when the folder is there; --work is
  * scratch space (emptied first).  --scale multiplies the number of runs
- * (0.1 for a quick look; the figures are then noisier).
+ * (0.1 for a quick look; the figures are then noisier).  --part run
+ * measures 0-3 only, the parts that execute i386 programs, and --part
+ * convert 4 only, which does not: on a machine whose kernel cannot execute
+ * i386 programs, `make bench` times the conversion on the machine itself
+ * and the rest in the VM of tools/run-in-vm.
  *
  * The measurements:
  *
@@ -569,6 +573,7 @@ static void __attribute__((format(printf, 1, 2))) detail(const char *fmt, ...)
 
 static const char *aout2elf, *progs, *testdata, *corpus, *work;
 static char *vm_copies; /* see use_vm_tmpfs */
+static const char *part = "all"; /* --part: all, run (0-3) or convert (4) */
 static int ncpus;
 
 static char *prog(const char *name)
@@ -1319,6 +1324,10 @@ static void machine(void)
 	if (vm_copies)
 		printf("files: copied into the VM's tmpfs, %s (its 9p view of the "
 		       "host drops cached pages at every open)\n", vm_copies);
+	if (strcmp(part, "all"))
+		printf("part: %s\n", strcmp(part, "run") ?
+			"4 (conversion) only; 0-3 run where i386 programs run" :
+			"0-3 (what executes i386 programs) only; 4 is measured apart");
 	printf("corpus: %s; runs scaled by %g; rerun with: make bench\n\n",
 	       corpus ? corpus : "absent", scale);
 	free(load);
@@ -1368,6 +1377,7 @@ int main(int argc, char **argv)
 		{ "corpus", required_argument, NULL, 'c' },
 		{ "work", required_argument, NULL, 'w' },
 		{ "scale", required_argument, NULL, 's' },
+		{ "part", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -1384,14 +1394,19 @@ int main(int argc, char **argv)
 			if (!(scale > 0 && scale <= 100))
 				die("--scale takes a number in (0, 100]");
 			break;
+		case 'P':
+			part = optarg;
+			if (strcmp(part, "run") && strcmp(part, "convert"))
+				die("--part takes run or convert");
+			break;
 		default:
 			die("usage: bench --aout2elf PATH --progs DIR --testdata DIR "
-			    "--work DIR [--corpus DIR] [--scale X]");
+			    "--work DIR [--corpus DIR] [--scale X] [--part run|convert]");
 		}
 	}
 	if (!aout2elf || !progs || !testdata || !work || optind != argc)
 		die("usage: bench --aout2elf PATH --progs DIR --testdata DIR "
-		    "--work DIR [--corpus DIR] [--scale X]");
+		    "--work DIR [--corpus DIR] [--scale X] [--part run|convert]");
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull < 0)
 		die("/dev/null: %s", strerror(errno));
@@ -1411,11 +1426,14 @@ int main(int argc, char **argv)
 
 	double t0 = now();
 	load_before = read_text("/proc/loadavg");
-	bench_syscall();
-	bench_startup();
-	bench_heap();
-	bench_memory();
-	bench_convert();
+	if (strcmp(part, "convert")) {
+		bench_syscall();
+		bench_startup();
+		bench_heap();
+		bench_memory();
+	}
+	if (strcmp(part, "run"))
+		bench_convert();
 
 	machine();
 	print_table();
