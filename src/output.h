@@ -16,6 +16,7 @@ struct input {
 	uint8_t *buf;
 	size_t size;
 	struct stat st;
+	size_t map_len; /* buf is mapped (munmap), not malloc'd, when > 0 */
 };
 
 int input_read(const char *path, struct input *in, struct diag *d);

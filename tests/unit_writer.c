@@ -2241,12 +2241,30 @@ static void test_input_read_regular(void)
 	CHECK_U(in.size, 0);
 	input_free(&in);
 
+	CHECK_U(in.map_len, 0); /* small: malloc'd */
+
 	/* an empty file reads (aout_parse then says why it is not an a.out) */
 	CU_ASSERT_EQUAL(write_file(e, "", 0, 0644), 0);
 	CU_ASSERT_EQUAL(input_read(e, &in, &d), 0);
 	CHECK_U(in.size, 0);
 	CU_ASSERT_PTR_NOT_NULL(in.buf);
 	input_free(&in);
+
+	/* 1 MiB and more: read into pages mapped at once, freed by munmap */
+	size_t big = (1u << 20) + 4097;
+	uint8_t *pattern = malloc(big);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
+	for (size_t i = 0; i < big; i++)
+		pattern[i] = (uint8_t)(i * 131 + (i >> 12));
+	CU_ASSERT_EQUAL(write_file(f, pattern, big, 0600), 0);
+	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
+	CHECK_U(in.size, big);
+	CHECK_U(in.map_len, big);
+	CU_ASSERT(in.buf && memcmp(in.buf, pattern, big) == 0);
+	input_free(&in);
+	CU_ASSERT_PTR_NULL(in.buf);
+	CHECK_U(in.map_len, 0);
+	free(pattern);
 
 	aoutgen_free(&g);
 	free(f);
