@@ -79,7 +79,7 @@ uint32_t stub_sysinfo; /* __kernel_vsyscall: sysenter/syscall, not int $0x80 */
  */
 struct start {
 	uint32_t gate;       /* __kernel_vsyscall, or 0 for int $0x80 */
-	const char *name;    /* the program, for messages */
+	const char *name;    /* the program, for messages (0: PROG_NAME says one) */
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
 };
 
@@ -1556,7 +1556,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	char **argv = (char **)(elf_sp + 1);
 	char **envp = argv + argc + 1;
 	uint32_t envc = 0, execfn = 0;
-	struct start s = { .gate = 0, .name = "a.out program", .libpath = 0 };
+	struct start s = { .gate = 0, .name = 0, .libpath = 0 };
 
 	while (envp[envc])
 		envc++;
