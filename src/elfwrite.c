@@ -420,9 +420,9 @@ static int add_symbol_sections(struct writer *w, const struct aout *a,
  * is not executable (--noexecstack: OMAGIC, NMAGIC and ZMAGIC have no
  * read-only text) they stay two.
  */
-static uint32_t stub_pflags(const struct plan *p)
+uint32_t elfw_stub_prot(const struct plan *p)
 {
-	return PF_R | PF_X | (p->direct ? 0 : pflags(p->regions[0].prot));
+	return STUB_PROT_R | STUB_PROT_X | (p->direct ? 0 : p->regions[0].prot);
 }
 
 static size_t region_headers(Elf32_Phdr *ph, size_t n, const struct plan *p,
@@ -453,7 +453,7 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 	ph[n].p_offset = ELFW_STUB_OFFSET;
 	ph[n].p_vaddr = ph[n].p_paddr = STUB_BASE;
 	ph[n].p_filesz = ph[n].p_memsz = l->stub_filesz;
-	ph[n].p_flags = stub_pflags(p);
+	ph[n].p_flags = pflags(elfw_stub_prot(p));
 	ph[n].p_align = STUB_PAGE;
 	n++;
 	if (!p->direct)

@@ -41,6 +41,8 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 		size_t stub_size, struct elfw_layout *l, struct diag *d);
 void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 		    struct stub_plan *sp);
+/* The access of the stub's code (STUB_PROT_*), as its PT_LOAD gives it. */
+uint32_t elfw_stub_prot(const struct plan *p);
 
 /* Writes the whole ELF file to fd (positioned at 0, empty). */
 int elfw_write(int fd, const struct aout *a, const struct plan *p,

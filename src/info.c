@@ -133,8 +133,7 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 		bss_len = (l.stub_bss_size + STUB_PAGE - 1) & ~(STUB_PAGE - 1);
 	}
 	map_line(out, STUB_BASE, STUB_BASE + stub_len,
-		 STUB_PROT_R | STUB_PROT_X | (p->direct ? 0 : p->regions[0].prot),
-		 "aout2elf runtime stub, code");
+		 elfw_stub_prot(p), "aout2elf runtime stub, code");
 	map_line(out, STUB_BSS, STUB_BSS + bss_len, STUB_PROT_R | STUB_PROT_W,
 		 "aout2elf runtime stub, variables");
 }
