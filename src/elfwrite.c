@@ -416,9 +416,8 @@ static int add_symbol_sections(struct writer *w, const struct aout *a,
 
 /*
  * The stub's code takes the access of the a.out region staged behind it,
- * so that the kernel maps the two as one (see STUB_BASE); where that region
- * is not executable (--noexecstack: OMAGIC, NMAGIC and ZMAGIC have no
- * read-only text) they stay two.
+ * so that the kernel maps the two as one (see STUB_BASE).  That region
+ * holds the a.out text, so it is executable like the stub's code.
  */
 uint32_t elfw_stub_prot(const struct plan *p)
 {

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 "                         addresses at exec, so gdb can set breakpoints\n"
 "                         before 'run'; a forbidden low address is then a\n"
 "                         SIGSEGV at exec instead of a message\n"
-"      --noexecstack    make stack, data, bss and heap non-executable\n"
+"      --noexecstack    make stack, bss, heap and QMAGIC data non-executable\n"
 "  -q, --quiet          print no warnings, progress or summary\n"
 "  -v, --verbose        say what was converted\n"
 "  -h, --help           display this help and exit\n"

@@ -69,9 +69,13 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 			add_region(p, "data", dat, a->data_off, h->data, rwx);
 		p->data_addr = (uint32_t)dat;
 	} else {
-		/* read_code put data right behind text, whatever N_DATADDR says. */
+		/*
+		 * read_code put data right behind text, whatever N_DATADDR
+		 * says: one mapping, which holds code and so stays executable
+		 * under --noexecstack too.
+		 */
 		add_region(p, "text+data", txt, a->text_off, h->text + h->data,
-			   rwx);
+			   STUB_PROT_R | STUB_PROT_W | STUB_PROT_X);
 		p->data_addr = (uint32_t)(txt + h->text);
 	}
 	p->data_size = h->data;

@@ -8,8 +8,9 @@
 # Sources are read from $(srcdir)/testdata, everything is written to
 # testdata/ of the build directory, so VPATH builds and distcheck work.
 #
-# Each fixture NAME (hello startup sigsegv forkexec traps dyn) is linked for each
-# a.out kind M (omagic nmagic zmagic qmagic) at the a.out addresses, with
+# Each fixture NAME (hello startup sigsegv forkexec traps runcode dyn) is
+# linked for each a.out kind M (omagic nmagic zmagic qmagic) at the a.out
+# addresses, with
 # $(srcdir)/testdata/aout-M.ld, into testdata/NAME.M.elf; testdata/mkaout
 # turns that into testdata/NAME.M.aout (with a symbol table), and
 # hello.M.elf also into testdata/hello.M.stripped.aout (without one).
@@ -42,7 +43,7 @@ FIXTURE_DEPS = $(srcdir)/testdata/fixture.h $(srcdir)/testdata/fixture_start.S
 FIXTURE_MKAOUT = testdata/mkaout$(EXEEXT)
 
 FIXTURE_MAGICS = omagic nmagic zmagic qmagic
-FIXTURE_NAMES = hello startup sigsegv forkexec traps dyn
+FIXTURE_NAMES = hello startup sigsegv forkexec traps runcode dyn
 # -DFIXTURE_MAGIC= for each kind
 FIXTURE_MAGIC_omagic = 0407
 FIXTURE_MAGIC_nmagic = 0410
@@ -53,7 +54,7 @@ fixture_kind = $(patsubst .%,%,$(suffix $(basename $(1))))
 
 FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/hello.c testdata/startup.c testdata/sigsegv.c \
-	testdata/forkexec.c testdata/traps.c testdata/child32.c \
+	testdata/forkexec.c testdata/traps.c testdata/runcode.c testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \

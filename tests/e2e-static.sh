@@ -76,17 +76,19 @@ esac
 
 for M in $MAGICS; do
 	# ---- convert ----
-	for f in hello hello.stripped startup sigsegv forkexec traps; do
+	for f in hello hello.stripped startup sigsegv forkexec traps runcode runcode-nx; do
+		opt=()
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
+		runcode-nx) src=$TESTDATA/runcode.$M.aout opt=(--noexecstack) ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
 		esac
-		desc="$M: aout2elf converts $(basename "$src")"
+		desc="$M: aout2elf ${opt[*]:+${opt[*]} }converts $(basename "$src")"
 		if [ ! -f "$src" ]; then
 			not_ok "$desc" "fixture $src is missing (make check builds it)"
 			continue
 		fi
-		convert "$desc" "$B/$f.$M" "$src"
+		convert "$desc" "$B/$f.$M" "${opt[@]}" "$src"
 	done
 
 	# ---- look at the ELF ----
@@ -105,6 +107,30 @@ for M in $MAGICS; do
 			show "$W/readelf.$M" readelf
 		fi
 	fi
+
+	# --noexecstack: a PT_GNU_STACK without x; without it none, so that
+	# the kernel gives the program READ_IMPLIES_EXEC, as a.out had
+	for f in runcode runcode-nx; do
+		case $f in
+		runcode) desc="$M: readelf -l shows no GNU_STACK by default" want= ;;
+		*) desc="$M: readelf -l shows GNU_STACK RW with --noexecstack" want=RW ;;
+		esac
+		if [ "$have_readelf" = no ]; then
+			skip "$desc (no readelf)"
+			continue
+		elif [ ! -f "$B/$f.$M" ]; then
+			not_ok "$desc" "$f.$M was not converted"
+			continue
+		fi
+		readelf -lW "$B/$f.$M" >"$W/readelf-l.$f.$M" 2>&1
+		got=$(awk '$1 == "GNU_STACK" { print $(NF - 1) }' "$W/readelf-l.$f.$M")
+		if [ "$got" = "$want" ]; then
+			ok "$desc"
+		else
+			not_ok "$desc" "GNU_STACK flags: '${got:-none}', expected '${want:-none}'"
+			show "$W/readelf-l.$f.$M" readelf
+		fi
+	done
 
 	desc="$M: nm lists fixture_main in converted hello at its address in hello.$M.elf"
 	if [ "$have_nm" = no ]; then
@@ -160,7 +186,7 @@ for M in $MAGICS; do
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"traps budget" "traps fork" "traps nested" "traps mask" "traps blockall" \
 			"traps exec" "traps sigsys" "traps sigsys-default" \
-			"traps blocked"; do
+			"traps blocked" "runcode" "runcode --noexecstack"; do
 			skip "$M: run $d ($reason)"
 		done
 		continue
@@ -189,6 +215,19 @@ for M in $MAGICS; do
 	fi
 
 	runcheck "$M: run sigsegv" sigsegv 42 $'caught SIGSEGV\n'
+
+	# which memory runs code: all of it by default; with --noexecstack
+	# only the text, and the data OMAGIC, NMAGIC and ZMAGIC keep in its pages
+	for where in stack data bss heap heap-high; do
+		runcheck "$M: run runcode $where (code runs there by default)" \
+			runcode 42 "" "$where"
+		want_st=139 how="dies of SIGSEGV"
+		if [ "$where" = data ] && [ "$M" != qmagic ]; then
+			want_st=42 how="runs: the data shares the text's pages"
+		fi
+		runcheck "$M: run runcode $where, converted with --noexecstack ($how)" \
+			runcode-nx "$want_st" "" "$where"
+	done
 
 	for c in child32 child64; do
 		desc="$M: run forkexec $c (glibc program)"

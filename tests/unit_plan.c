@@ -332,8 +332,9 @@ static void test_plan_noexec(void)
 			CHECK_U(p.regions[0].prot, R | X); /* text stays r-x */
 			CHECK_U(p.regions[1].prot, R | W);
 		} else {
+			/* code and data in one mapping: the code must run */
 			CHECK_U(p.nregions, 1);
-			CHECK_U(p.regions[0].prot, R | W); /* writable: no x */
+			CHECK_U(p.regions[0].prot, R | W | X);
 		}
 		CHECK_U(p.nzero, 1);
 		CHECK_U(p.zero[0].prot, R | W);

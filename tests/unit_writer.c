@@ -1670,10 +1670,10 @@ static void test_write_zmagic(void)
 		uint32_t off = c.l.region[0].page_off;
 
 		CHECK_U(r.nph, 4); /* with PT_GNU_STACK */
-		/* not executable: the stub's code is a mapping of its own */
+		/* text and data share a mapping, which the code needs executable */
 		CHECK_U(rb_phdr(&r, 0).p_flags, PF_R | PF_W | PF_X);
 		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, off, c.l.stage_base, 0x12ac,
-			 0x12ac, PF_R | PF_W);
+			 0x12ac, PF_R | PF_W | PF_X);
 		CHECK_U(rb_phdr(&r, 3).p_type, PT_GNU_STACK);
 		GElf_Shdr t = rb_shdr(&r, ".text"), d = rb_shdr(&r, ".data");
 		GElf_Shdr b = rb_shdr(&r, ".bss");
@@ -1685,8 +1685,8 @@ static void test_write_zmagic(void)
 		if (rb_plan(&c, &sp) == 0) {
 			CHECK_U(sp.nmaps, 2);
 			CHECK_MAP(sp.maps[0], STUB_MAP_MOVE, 0, c.l.stage_base, 0x2000,
-				  STUB_PROT_R | STUB_PROT_W);
-			/* PAGE_ALIGN(0x2077) .. PAGE_ALIGN(0x53aa) */
+				  STUB_PROT_R | STUB_PROT_W | STUB_PROT_X);
+			/* bss: PAGE_ALIGN(0x2077) .. PAGE_ALIGN(0x53aa), not executable */
 			CHECK_MAP(sp.maps[1], STUB_MAP_ZERO, 0x3000, 0, 0x3000,
 				  STUB_PROT_R | STUB_PROT_W);
 			CHECK_U(sp.start_data, 0x2000);
