@@ -15,11 +15,15 @@ run_capture "$tmp/help" "$AOUT2ELF" --help
 check "--help exits 0, on stdout, quiet on stderr" sh -c "test \$(cat '$tmp/help.rc') = 0 && grep -q '^Usage: ' '$tmp/help.out' && test ! -s '$tmp/help.err'"
 run_capture "$tmp/ver" "$AOUT2ELF" --version
 check "--version prints 'aout2elf VERSION'" grep -qE '^aout2elf [0-9]+\.[0-9]+' "$tmp/ver.out"
-for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec"; do
+for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" \
+	"--report r x y" "--info -O d x" "-O d" "-O d --exec x" "--info --exec x" \
+	"x --exec y"; do
 	# shellcheck disable=SC2086
 	run_capture "$tmp/u" "$AOUT2ELF" $args
 	check "usage error '$args' exits 2 and points at --help" sh -c "test \$(cat '$tmp/u.rc') = 2 && grep -q -- '--help' '$tmp/u.err' && test ! -s '$tmp/u.out'"
 done
+run_capture "$tmp/u" "$AOUT2ELF" -L "$tmp/no-such-folder" "$hello" "$tmp/l.elf"
+check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$tmp/u.rc') = 2 && test \$(wc -l < '$tmp/u.err') = 1 && grep -q '^aout2elf: $tmp/no-such-folder: ' '$tmp/u.err' && test ! -e '$tmp/l.elf'"
 run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
 check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
 run_capture "$tmp/v" "$AOUT2ELF" -v "$hello" "$tmp/verbose.elf"
