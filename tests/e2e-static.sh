@@ -76,10 +76,12 @@ esac
 
 for M in $MAGICS; do
 	# ---- convert ----
-	for f in hello hello.stripped startup sigsegv forkexec traps runcode runcode-nx; do
+	for f in hello hello.stripped startup startup-direct sigsegv forkexec traps \
+		runcode runcode-nx; do
 		opt=()
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
+		startup-direct) src=$TESTDATA/startup.$M.aout opt=(--direct) ;;
 		runcode-nx) src=$TESTDATA/runcode.$M.aout opt=(--noexecstack) ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
 		esac
@@ -182,6 +184,7 @@ for M in $MAGICS; do
 			not_ok "$desc" "hello.$M.aout was not converted"
 		fi
 		for d in "hello" "hello world" "hello.stripped" "startup" "startup args" \
+			"startup (--direct)" \
 			"startup with no environment" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"traps budget" "traps fork" "traps nested" "traps mask" "traps blockall" \
@@ -197,6 +200,8 @@ for M in $MAGICS; do
 	runcheck "$M: run hello world" hello 0 "${hello}world"$'\n' world
 	runcheck "$M: run hello.stripped" hello.stripped 0 "$hello"
 	runcheck "$M: run startup" startup 0 $'startup: ok\n'
+	runcheck "$M: run startup, converted with --direct (the kernel maps the a.out at exec)" \
+		startup-direct 0 $'startup: ok\n'
 
 	desc="$M: run startup args \"b b\" \"\" with AOUT_TEST=yes"
 	if [ -f "$B/startup.$M" ]; then
