@@ -32,6 +32,11 @@ run_capture "$tmp/u" "$AOUT2ELF" -L "$tmp/no-such-folder" "$hello" "$tmp/l.elf"
 check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$tmp/u.rc') = 2 && test \$(wc -l < '$tmp/u.err') = 1 && grep -q '^aout2elf: $tmp/no-such-folder: ' '$tmp/u.err' && test ! -e '$tmp/l.elf'"
 run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
 check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
+# mode: the input's, x wherever r is, never setuid or setgid, less umask
+cp "$hello" "$tmp/modes.aout"
+chmod 6664 "$tmp/modes.aout"
+(umask 027 && "$AOUT2ELF" "$tmp/modes.aout" "$tmp/modes.elf")
+check "the output's mode: 6664 in, umask 027: 750 out" test "$(stat -c %a "$tmp/modes.elf")" = 750
 run_capture "$tmp/v" "$AOUT2ELF" -v "$hello" "$tmp/verbose.elf"
 check "-v says what was converted, on stdout" grep -q "^'.*' -> '.*verbose.elf' (QMAGIC, static)$" "$tmp/v.out"
 
