@@ -231,24 +231,6 @@ static int peek_header(const char *path, struct input *in)
 	return 0;
 }
 
-/* An a.out shared library is not a program: it is input for -L. */
-static int is_shared_library(const struct input *in)
-{
-	struct aout a;
-	int lib = 0;
-
-	/* programs start below 0x40000000, jump-table libraries above */
-	if (in->size < AOUT_HEADER_SIZE ||
-	    (uint32_t)(in->buf[20] | in->buf[21] << 8 | in->buf[22] << 16 |
-		       (uint32_t)in->buf[23] << 24) < 0x40000000u)
-		return 0;
-	if (aout_parse_kind(in->buf, in->size, AOUT_SHLIB, &a, NULL) == 0) {
-		lib = libs_is_library(&a);
-		aout_free(&a);
-	}
-	return lib;
-}
-
 /* Step 2, one entry; runs in a worker.  Fills *r. */
 static void convert_into(const struct batch *bt, size_t i, struct conv_result *r)
 {
@@ -293,10 +275,10 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		set_status(r, CONV_FAILED, d.msg);
 		return;
 	}
-	if (!looks_like_aout(&input, r) || is_shared_library(&input)) {
+	if (!looks_like_aout(&input, r) ||
+	    conv_is_shared_library(input.buf, input.size)) {
 		if (r->status != CONV_SKIPPED)
-			set_status(r, CONV_SKIPPED, "an a.out shared library, not "
-				   "a program (use it with -L)");
+			set_status(r, CONV_SKIPPED, CONV_SHARED_LIBRARY);
 		input_free(&input);
 		return;
 	}

@@ -17,11 +17,34 @@ void conv_job_free(struct conv_job *j)
  * Reads and plans one input with its libraries; missing libraries are
  * fatal only when they would be embedded.
  */
+int conv_is_shared_library(const uint8_t *buf, size_t size)
+{
+	struct aout a;
+	int lib = 0;
+
+	/* programs start below 0x40000000, jump-table libraries above */
+	if (size < AOUT_HEADER_SIZE ||
+	    (uint32_t)(buf[20] | buf[21] << 8 | buf[22] << 16 |
+		       (uint32_t)buf[23] << 24) < 0x40000000u)
+		return 0;
+	if (aout_parse_kind(buf, size, AOUT_SHLIB, &a, NULL) == 0) {
+		lib = libs_is_library(&a);
+		aout_free(&a);
+	}
+	return lib;
+}
+
 int conv_prepare(struct conv_job *j, const struct conv_options *o,
 		 int missing_ok, struct diag *d)
 {
-	if (aout_parse(j->in.buf, j->in.size, &j->a, d) ||
-	    plan_build(&j->a, &o->plan, &j->p, d) ||
+	if (aout_parse(j->in.buf, j->in.size, &j->a, d)) {
+		/* read as a program, its entry is outside its text: say what it is */
+		if (conv_is_shared_library(j->in.buf, j->in.size))
+			diag_set(d, CONV_SHARED_LIBRARY);
+		conv_job_free(j);
+		return -1;
+	}
+	if (plan_build(&j->a, &o->plan, &j->p, d) ||
 	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
 			 o->nlibdirs, missing_ok, &j->libs, d) ||
 	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d)) {

@@ -60,6 +60,10 @@ int conv_prepare(struct conv_job *j, const struct conv_options *o,
 		 int missing_ok, struct diag *d);
 void conv_job_free(struct conv_job *j);
 
+/* 1 if buf holds an a.out shared library (for -L), not a program. */
+int conv_is_shared_library(const uint8_t *buf, size_t size);
+#define CONV_SHARED_LIBRARY "an a.out shared library, not a program (use it with -L)"
+
 /* 0 converted, -1 failed; r is filled in either way. */
 int conv_file(const char *src, const char *dst, const struct conv_options *o,
 	      struct conv_result *r);

@@ -30,6 +30,12 @@ for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" 
 done
 run_capture "$tmp/u" "$AOUT2ELF" -L "$tmp/no-such-folder" "$hello" "$tmp/l.elf"
 check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$tmp/u.rc') = 2 && test \$(wc -l < '$tmp/u.err') = 1 && grep -q '^aout2elf: $tmp/no-such-folder: ' '$tmp/u.err' && test ! -e '$tmp/l.elf'"
+# an a.out shared library where a program is expected: named as one
+lib_err="aout2elf: $td/libtiny.so.1: an a.out shared library, not a program (use it with -L)"
+run_capture "$tmp/lib" "$AOUT2ELF" "$td/libtiny.so.1" "$tmp/lib.elf"
+check "a shared library as INPUT: exit 1, one line saying what it is, no output" sh -c "test \$(cat '$tmp/lib.rc') = 1 && test \"\$(cat '$tmp/lib.err')\" = '$lib_err' && test ! -e '$tmp/lib.elf'"
+run_capture "$tmp/libx" "$AOUT2ELF" --exec "$td/libtiny.so.1"
+check "a shared library given to --exec: exit 1, the same line" sh -c "test \$(cat '$tmp/libx.rc') = 1 && test \"\$(cat '$tmp/libx.err')\" = '$lib_err'"
 run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
 check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
 # mode: the input's, x wherever r is, never setuid or setgid, less umask

@@ -22,6 +22,7 @@
 
 #include "aout.h"
 #include "aoutgen.h"
+#include "convert.h"
 #include "libs.h"
 #include "plan.h"
 #include "unit.h"
@@ -1007,6 +1008,53 @@ static void test_libs_resolve_beyond_limit(void)
 	unit_rmtree(dir);
 }
 
+/* conv_prepare on a copy of m's bytes, which the job owns and frees. */
+static int prepare_copy(const struct img *m, struct diag *d)
+{
+	struct conv_options o;
+	struct conv_job j;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	memset(&j, 0, sizeof j);
+	j.in.size = m->g.size;
+	j.in.buf = malloc(m->g.size);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j.in.buf);
+	memcpy(j.in.buf, m->g.buf, m->g.size);
+	rc = conv_prepare(&j, &o, 0, d);
+	if (rc == 0)
+		conv_job_free(&j);
+	CU_ASSERT_PTR_NULL(j.in.buf); /* freed with the job */
+	return rc;
+}
+
+/*
+ * A shared library given where a program is expected: read as a program
+ * its entry lies outside its text, so it is named for what it is.
+ */
+static void test_conv_shared_library(void)
+{
+	struct img lib, low, prog;
+	struct diag d = { "" };
+
+	img_library(&lib, 0x60000000u, 0x40000);
+	img_library(&low, 0x30000000u, 0x40000);
+	img_qprogram(&prog);
+	CHECK_U(conv_is_shared_library(lib.g.buf, lib.g.size), 1);
+	CHECK_U(conv_is_shared_library(lib.g.buf, AOUT_HEADER_SIZE - 1), 0);
+	/* below 0x40000000 only programs: a library there is a bad program */
+	CHECK_U(conv_is_shared_library(low.g.buf, low.g.size), 0);
+	CHECK_U(conv_is_shared_library(prog.g.buf, prog.g.size), 0);
+
+	CU_ASSERT_EQUAL(prepare_copy(&lib, &d), -1);
+	CHECK_MSG(&d, CONV_SHARED_LIBRARY);
+	CU_ASSERT_EQUAL(prepare_copy(&low, &d), -1);
+	CHECK_MSG_HAS(&d, "entry point");
+	img_free(&prog);
+	img_free(&low);
+	img_free(&lib);
+}
+
 /* A library's own libentries are followed, as ld.so would. */
 static void test_libs_resolve_follows_needs(void)
 {
@@ -1510,6 +1558,7 @@ int unit_libs_register(void)
 		UNIT_TEST(test_libs_resolve_not_found),
 		UNIT_TEST(test_libs_resolve_overlaps),
 		UNIT_TEST(test_libs_resolve_beyond_limit),
+		UNIT_TEST(test_conv_shared_library),
 		UNIT_TEST(test_libs_resolve_follows_needs),
 		UNIT_TEST(test_libs_resolve_ldso),
 		UNIT_TEST(test_libs_resolve_too_many),
