@@ -261,9 +261,14 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	struct input input;
 	struct diag d;
 
-	/* Up to date: a rerun over an archive reads only the headers. */
+	/*
+	 * Up to date: a rerun over an archive reads only the headers.  An
+	 * OUTPUT that is the input itself (-O naming the input's own folder)
+	 * is no conversion of it: output_open refuses it below.
+	 */
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim)) {
+	    !newer(&in.st_mtim, &out.st_mtim) &&
+	    (out.st_dev != in.st_dev || out.st_ino != in.st_ino)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r))

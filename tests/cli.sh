@@ -99,6 +99,10 @@ run_capture "$tmp/b4" "$AOUT2ELF" -q -f -r -j 1 -O "$tmp/out" --report "$tmp/r4.
 check "-f converts everything again" test "$(grep -c '"status": "converted"' "$tmp/r4.json")" = 3
 run_capture "$tmp/b5" "$AOUT2ELF" -O "$tmp/out5" "$tmp/arch"
 check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$tmp/b5.rc') = 1 && grep -q 'is a directory (use -r' '$tmp/b5.err'"
+# -O naming the input's own folder: OUTPUT is INPUT, which is no conversion
+mkdir "$tmp/same" && cp "$hello" "$tmp/same/prog"
+run_capture "$tmp/samerun" "$AOUT2ELF" -O "$tmp/same" "$tmp/same/prog"
+check "-O into the input's own folder: a failure, not up-to-date, input intact" sh -c "test \$(cat '$tmp/samerun.rc') = 1 && grep -qx 'aout2elf: $tmp/same/prog: is the input file; refusing to overwrite it' '$tmp/samerun.err' && cmp -s '$hello' '$tmp/same/prog' && test \$(ls -A '$tmp/same' | wc -l) = 1"
 
 # --- --exec ---
 run_capture "$tmp/e1" "$AOUT2ELF" --exec "$td/hello.qmagic.aout" "second line"
