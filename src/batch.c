@@ -3,7 +3,8 @@
  *
  *   1. collect: every INPUT file, and with -r every file below an INPUT
  *      folder (symbolic links are reported, never followed), paired with
- *      its place under -O DIR;
+ *      its place under -O DIR; an entry whose place an earlier one has
+ *      fails where it would write (never one output over another);
  *   2. convert: worker processes take the next entry from a shared counter
  *      (so one slow file does not hold up a queue) and leave the result in
  *      shared memory, telling the parent its index through a pipe;
@@ -154,6 +155,47 @@ static int collect(struct batch *bt, char *const *inputs, size_t n)
 	return 0;
 }
 
+/* Step 1b: two entries must never write one output, one over the other. */
+static const struct batch_entry *sort_entries;
+
+static int by_output(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(sort_entries[i].output, sort_entries[j].output);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+size_t batch_find_shared_outputs(struct batch_entry *e, size_t n)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof *order), shared = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		e[i].output_of = 0;
+		if (!order) /* no memory to sort: compare every pair */
+			for (size_t j = 0; j < i && !e[i].output_of; j++)
+				if (!strcmp(e[i].output, e[j].output))
+					e[i].output_of = j + 1;
+		shared += e[i].output_of != 0;
+	}
+	if (!order)
+		return shared;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_entries = e;
+	qsort(order, n, sizeof *order, by_output);
+	for (size_t k = 1, first = 0; k < n; k++) {
+		if (strcmp(e[order[k]].output, e[order[first]].output) != 0) {
+			first = k;
+			continue;
+		}
+		e[order[k]].output_of = order[first] + 1;
+		shared++;
+	}
+	free(order);
+	return shared;
+}
+
 /* mkdir -p for the folder that will hold path; remembers the last one. */
 static int make_parents(const char *path)
 {
@@ -231,6 +273,25 @@ static int peek_header(const char *path, struct input *in)
 	return 0;
 }
 
+/* An entry whose output an earlier one writes fails, where it would write. */
+static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
+{
+	const struct batch_entry *e = &bt->e[i];
+
+	if (!e->output_of)
+		return 0;
+	if (!strcmp(e->input, bt->e[e->output_of - 1].input)) {
+		set_status(r, CONV_SKIPPED, "given more than once");
+		return 1;
+	}
+	r->status = CONV_FAILED;
+	snprintf(r->reason, sizeof r->reason,
+		 "would overwrite %s, the output of %s (convert them apart, "
+		 "or their folders with -r)", e->output,
+		 bt->e[e->output_of - 1].input);
+	return 1;
+}
+
 /* Step 2, one entry; runs in a worker.  Fills *r. */
 static void convert_into(const struct batch *bt, size_t i, struct conv_result *r)
 {
@@ -271,7 +332,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	    (out.st_dev != in.st_dev || out.st_ino != in.st_ino)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
-		else if (looks_like_aout(&input, r))
+		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))
 			set_status(r, CONV_UP_TO_DATE, "");
 		input_free(&input);
 		return;
@@ -284,6 +345,10 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	    conv_is_shared_library(input.buf, input.size)) {
 		if (r->status != CONV_SKIPPED)
 			set_status(r, CONV_SKIPPED, CONV_SHARED_LIBRARY);
+		input_free(&input);
+		return;
+	}
+	if (output_taken(bt, i, r)) {
 		input_free(&input);
 		return;
 	}
@@ -519,6 +584,7 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 		rc = 1;
 		goto out;
 	}
+	batch_find_shared_outputs(bt.e, bt.n);
 	bt.results = mmap(NULL, (bt.n ? bt.n : 1) * sizeof *bt.results,
 			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (bt.results == MAP_FAILED) {

@@ -27,9 +27,16 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 struct batch_entry {
 	char *input;
 	char *output;
+	size_t output_of; /* 1 + index of an earlier entry with this output, or 0 */
 	struct conv_result r;
 };
 
 int batch_write_report(FILE *f, const struct batch_entry *e, size_t n);
+
+/*
+ * Sets output_of for every entry whose output an earlier entry already
+ * has (two INPUTs of the same name into one -O DIR); returns how many.
+ */
+size_t batch_find_shared_outputs(struct batch_entry *e, size_t n);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * src/batch.c: the JSON report of batch mode (batch_write_report), written
- * into memory with open_memstream and compared with the exact text.
+ * into memory with open_memstream and compared with the exact text; and
+ * which entries would write an output another one writes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,30 @@ static void test_report_write_error(void)
 	fclose(f);
 }
 
+/* Same output, later entry: output_of names the first, whatever the order. */
+static void test_shared_outputs(void)
+{
+	struct batch_entry e[6];
+	static const char *const io[6][2] = {
+		{ "a/prog", "out/prog" }, { "b/x", "out/x" },
+		{ "b/prog", "out/prog" }, { "c/x", "out/x" },
+		{ "d/y", "out/y" },	  { "a/prog", "out/prog" },
+	};
+
+	for (size_t i = 0; i < 6; i++)
+		entry(&e[i], io[i][0], io[i][1], CONV_FAILED, "", -1, "", "");
+	e[4].output_of = 99; /* stale: cleared */
+	CHECK_U(batch_find_shared_outputs(e, 6), 3);
+	CHECK_U(e[0].output_of, 0);
+	CHECK_U(e[1].output_of, 0);
+	CHECK_U(e[2].output_of, 1);
+	CHECK_U(e[3].output_of, 2);
+	CHECK_U(e[4].output_of, 0);
+	CHECK_U(e[5].output_of, 1);
+	CHECK_U(batch_find_shared_outputs(e, 1), 0);
+	CHECK_U(batch_find_shared_outputs(e, 0), 0);
+}
+
 int unit_batch_register(void)
 {
 	static const struct unit_test tests[] = {
@@ -212,8 +237,10 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_escaping),
 		UNIT_TEST(test_report_not_utf8),
 		UNIT_TEST(test_report_write_error),
+		UNIT_TEST(test_shared_outputs),
 		UNIT_END
 	};
 
-	return unit_add_suite("batch report (src/batch.c)", NULL, NULL, tests);
+	return unit_add_suite("batch report and outputs (src/batch.c)", NULL, NULL,
+			      tests);
 }
