@@ -551,6 +551,22 @@ int batch_write_report(FILE *f, const struct batch_entry *e, size_t n)
 	return ferror(f) ? -1 : 0;
 }
 
+int batch_report_clobbers(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char first = '[';
+	int clobbers;
+
+	if (fd < 0)
+		return 0; /* missing, or fopen will say why it cannot write */
+	/* a report begins with '['; an empty file or a device is fair game */
+	clobbers = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		   (read(fd, &first, 1) != 1 || first != '[');
+	close(fd);
+	return clobbers;
+}
+
 static int write_report(const char *path, const struct batch *bt)
 {
 	FILE *f = fopen(path, "w");

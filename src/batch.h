@@ -23,6 +23,12 @@ struct batch_options {
 int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b,
 	      const struct conv_options *o);
 
+/*
+ * 1 if path is a file that --report must not replace: an existing regular
+ * file that is no report ("--report prog1 prog2" would destroy prog1).
+ */
+int batch_report_clobbers(const char *path);
+
 /* The JSON report for n results; exposed for the unit tests. */
 struct batch_entry {
 	char *input;

@@ -332,6 +332,11 @@ static int run(int argc, char **argv, struct conv_options *op)
 	if (b.outdir) {
 		if (nargs < 1)
 			return usage_error("-O DIR needs at least one INPUT");
+		if (b.report && batch_report_clobbers(b.report)) {
+			fprintf(stderr, "%s: %s: exists and is not a report; refusing "
+				"to overwrite it\n", progname, b.report);
+			return EXIT_USAGE;
+		}
 		o.quiet = b.quiet;
 		return batch_run(args, (size_t)nargs, &b, &o);
 	}

@@ -109,6 +109,10 @@ check "two INPUTs of one name: exit 1, the second fails, naming the first" sh -c
 check "two INPUTs of one name: the output is the first's" test "$("$tmp/twout/prog")" = "hello from a.out"
 run_capture "$tmp/tw2" "$AOUT2ELF" -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog"
 check "a rerun: the first is up-to-date, the second still fails, the repeat is skipped" sh -c "test \$(cat '$tmp/tw2.rc') = 1 && tail -1 '$tmp/tw2.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 1 skipped, 1 failed, '"
+# "--report prog1 prog2": the report must not replace the a.out prog1
+cp "$hello" "$tmp/twice/keep"
+run_capture "$tmp/rep" "$AOUT2ELF" -O "$tmp/repout" --report "$tmp/twice/keep" "$tmp/twice/b/prog"
+check "--report naming an a.out: exit 2, one line, the file intact, nothing converted" sh -c "test \$(cat '$tmp/rep.rc') = 2 && test \"\$(cat '$tmp/rep.err')\" = 'aout2elf: $tmp/twice/keep: exists and is not a report; refusing to overwrite it' && cmp -s '$hello' '$tmp/twice/keep' && test ! -e '$tmp/repout'"
 # -O naming the input's own folder: OUTPUT is INPUT, which is no conversion
 mkdir "$tmp/same" && cp "$hello" "$tmp/same/prog"
 run_capture "$tmp/samerun" "$AOUT2ELF" -O "$tmp/same" "$tmp/same/prog"

@@ -228,6 +228,52 @@ static void test_shared_outputs(void)
 	CHECK_U(batch_find_shared_outputs(e, 0), 0);
 }
 
+/* A file of these bytes in dir; its path, malloc'ed. */
+static char *file_of(const char *dir, const char *name, const char *bytes,
+		     size_t n)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(len);
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(bytes, 1, n, f), n);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	return path;
+}
+
+/* --report replaces a report, an empty file, a device; nothing else. */
+static void test_report_clobbers(void)
+{
+	static const char aout[] = "\314\000\144\000";
+	char *dir = unit_tmpdir();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	char *prog = file_of(dir, "prog", aout, 4);
+	char *text = file_of(dir, "notes", "hello\n", 6);
+	char *old = file_of(dir, "old.json", "[\n]\n", 4);
+	char *empty = file_of(dir, "empty", "", 0);
+	char *missing = file_of(dir, "gone", "", 0);
+
+	remove(missing);
+	CHECK_U(batch_report_clobbers(prog), 1);
+	CHECK_U(batch_report_clobbers(text), 1);
+	CHECK_U(batch_report_clobbers(old), 0);
+	CHECK_U(batch_report_clobbers(empty), 0);
+	CHECK_U(batch_report_clobbers(missing), 0);
+	CHECK_U(batch_report_clobbers("/dev/null"), 0);
+	CHECK_U(batch_report_clobbers(dir), 0); /* fopen says "Is a directory" */
+	free(prog);
+	free(text);
+	free(old);
+	free(empty);
+	free(missing);
+	unit_rmtree(dir);
+}
+
 int unit_batch_register(void)
 {
 	static const struct unit_test tests[] = {
@@ -238,6 +284,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_not_utf8),
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
+		UNIT_TEST(test_report_clobbers),
 		UNIT_END
 	};
 
