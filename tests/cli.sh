@@ -130,6 +130,34 @@ check "--exec of a non-a.out fails with one line, exit 1" sh -c "test \$(cat '$t
 run_capture "$tmp/e4" "$AOUT2ELF" --exec "$td/startup.qmagic.aout" args "b b" ""
 check "--exec gives the program an a.out start-up" sh -c "grep -q '^startup: ok' '$tmp/e4.out' || AOUT_TEST=yes '$AOUT2ELF' --exec '$td/startup.qmagic.aout' args 'b b' '' | grep -q '^startup: ok'"
 
+# --- binfmt_misc: the README's lines, run as they are written there ---
+# Registering changes the whole system, so only in the VM of
+# tools/run-in-vm, which is thrown away afterwards.
+bm=/proc/sys/fs/binfmt_misc
+readme=${srcdir:-.}/README
+if [ -z "${AOUT2ELF_IN_VM:-}" ]; then
+	skip "binfmt_misc: registering changes the whole system; only in the VM of tools/run-in-vm"
+elif ! { [ -w "$bm/register" ] || mount -t binfmt_misc binfmt_misc "$bm" 2>/dev/null; }; then
+	skip "binfmt_misc: this kernel has none"
+else
+	mkdir -p "$tmp/bm/bin"
+	ln -s "$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")" "$tmp/bm/bin/aout2elf"
+	# the README's wrapper and registrations, with the wrapper in $tmp
+	grep -e "^    printf '#!/bin/sh" -e "^    chmod 755 /usr/local/bin/aout2elf-run" \
+		-e "^    echo ':aout-" "$readme" |
+		sed "s|/usr/local/bin/aout2elf-run|$tmp/bm/aout2elf-run|g" >"$tmp/bm/recipe"
+	(cd "$bm" && PATH=$tmp/bm/bin:$PATH sh -e "$tmp/bm/recipe") >"$tmp/bm/recipe.out" 2>&1
+	check "binfmt_misc: the README registers the four a.out kinds" test \
+		-e "$bm/aout-qmagic" -a -e "$bm/aout-zmagic" -a -e "$bm/aout-nmagic" -a -e "$bm/aout-omagic"
+	for m in qmagic zmagic nmagic omagic; do
+		cp "$td/hello.$m.aout" "$tmp/bm/hello.$m" && chmod 755 "$tmp/bm/hello.$m"
+		check "binfmt_misc: a $m a.out file runs directly" test \
+			"$(PATH=$tmp/bm/bin:$PATH "$tmp/bm/hello.$m" world 2>&1)" = "hello from a.out
+world"
+		echo -1 >"$bm/aout-$m" 2>/dev/null
+	done
+fi
+
 # --- progress: an updating line on a terminal, nothing otherwise ---
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$AOUT2ELF' -f -r -O '$tmp/outp' '$tmp/arch'" /dev/null >"$tmp/tty.out" 2>&1 </dev/null
