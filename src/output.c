@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -128,14 +129,53 @@ static char *temp_name(const char *path)
 	return t;
 }
 
+/*
+ * A file without a name in path's folder (O_TMPFILE), linked into place
+ * when it is whole: a conversion killed even by SIGKILL leaves nothing,
+ * and a new OUTPUT costs no rename.  The link goes through /proc/self/fd
+ * (linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux
+ * 6.10), so without /proc, or where the file system has no O_TMPFILE,
+ * -1: the named temporary file is used instead.
+ */
+static int open_anonymous(const char *path)
+{
+#ifdef O_TMPFILE
+	static int proc_fd = -1;
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (proc_fd < 0)
+		proc_fd = access("/proc/self/fd", X_OK) == 0;
+	if (!proc_fd)
+		return -1;
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -1;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(dir);
+	return fd;
+#else
+	(void)path;
+	return -1;
+#endif
+}
+
 int output_open(const char *path, const struct stat *input, int force,
 		struct output *o, struct diag *d)
 {
 	struct stat st;
+	int exists;
 
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	if (lstat(path, &st) == 0) {
+	exists = lstat(path, &st) == 0;
+	if (exists) {
 		struct stat target = st;
 
 		/* through a symbolic link too: stat what it points to */
@@ -148,9 +188,18 @@ int output_open(const char *path, const struct stat *input, int force,
 		if (!force)
 			return diag_set(d, "already exists (use -f to replace it)");
 	}
+	o->force = force;
 	o->path = strdup(path);
+	if (!o->path) {
+		output_abort(o);
+		return diag_set(d, "out of memory");
+	}
+	/* an OUTPUT to replace keeps the named way: link, then rename over it */
+	o->fd = exists ? -1 : open_anonymous(path);
+	if (o->fd >= 0)
+		return 0;
 	o->tmp = temp_name(path);
-	if (!o->path || !o->tmp) {
+	if (!o->tmp) {
 		output_abort(o);
 		return diag_set(d, "out of memory");
 	}
@@ -162,8 +211,73 @@ int output_open(const char *path, const struct stat *input, int force,
 		output_abort(o);
 		return diag_set(d, "cannot create a file beside it: %s", strerror(e));
 	}
-	o->force = force;
 	current_temp = o->tmp;
+	return 0;
+}
+
+/* Links the O_TMPFILE file at path; 0, or an errno (EEXIST: path exists). */
+static int link_anonymous(int fd, const char *path)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0 ? errno : 0;
+}
+
+/*
+ * The anonymous output, into place.  If OUTPUT appeared since output_open
+ * and may be replaced, the file gets a temporary name first (the named
+ * way's), and rename puts it over OUTPUT.  0, or an errno.
+ */
+static int link_into_place(struct output *o)
+{
+	int e = link_anonymous(o->fd, o->path);
+
+	if (e != EEXIST || !o->force)
+		return e;
+	char *t = temp_name(o->path);
+
+	if (!t)
+		return ENOMEM;
+	/* mkostemp's names, for a link instead of a new file */
+	char *x = t + strlen(t) - 6;
+
+	for (uint32_t tries = 0; tries < 100; tries++) {
+		uint32_t r = (uint32_t)rand() ^ (uint32_t)getpid() ^ tries * 2654435761u;
+
+		for (int i = 0; i < 6; i++, r /= 62)
+			x[i] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[r % 62];
+		e = link_anonymous(o->fd, t);
+		if (e != EEXIST)
+			break;
+	}
+	if (!e) {
+		current_temp = t;
+		if (rename(t, o->path) < 0) {
+			e = errno;
+			unlink(t);
+		}
+		current_temp = NULL;
+	}
+	free(t);
+	return e;
+}
+
+/* output_commit for a file without a name: linked while still open. */
+static int commit_anonymous(struct output *o, int e, struct diag *d)
+{
+	if (!e)
+		e = link_into_place(o);
+	/* close reports write errors only on file systems (NFS) that have no
+	 * O_TMPFILE, and so never get here */
+	close(o->fd);
+	o->fd = -1;
+	free(o->path);
+	o->path = NULL;
+	if (e)
+		return diag_set(d, "%s", e == EEXIST ?
+				"already exists (use -f to replace it)" :
+				strerror(e));
 	return 0;
 }
 
@@ -173,6 +287,8 @@ int output_commit(struct output *o, mode_t mode, struct diag *d)
 
 	if (fchmod(o->fd, mode) < 0)
 		e = errno;
+	if (!o->tmp)
+		return commit_anonymous(o, e, d);
 	if (close(o->fd) < 0 && !e)
 		e = errno; /* NFS and friends report write errors here */
 	o->fd = -1;

@@ -1,7 +1,8 @@
 /*
  * The edges of the converter: reading the input whole, and writing the
- * output atomically (a temporary file beside it, then link or rename), so
- * that a failed conversion leaves neither a partial file nor a changed one.
+ * output atomically (a temporary file beside it, without a name where the
+ * file system allows, then link or rename), so that a failed conversion
+ * leaves neither a partial file nor a changed one.
  */
 #ifndef AOUT2ELF_OUTPUT_H
 #define AOUT2ELF_OUTPUT_H
@@ -24,7 +25,7 @@ void input_free(struct input *in);
 
 struct output {
 	char *path;
-	char *tmp;
+	char *tmp; /* the named temporary file; NULL while fd has no name (O_TMPFILE) */
 	int fd;
 	int force;
 };

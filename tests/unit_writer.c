@@ -2441,9 +2441,23 @@ static void test_output_temp_beside(void)
 	struct stat st;
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
+	/* a new OUTPUT: a file without a name (O_TMPFILE), where there are such */
 	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 0, &o, &d), 0);
 	CU_ASSERT(o.fd >= 0);
 	CHECK_STR(o.path, f.out);
+	if (!o.tmp) {
+		CHECK_U(unit_count_entries(f.dir), 1); /* the input only */
+		CU_ASSERT_EQUAL(fstat(o.fd, &st), 0);
+		CU_ASSERT(S_ISREG(st.st_mode));
+		CHECK_U(st.st_nlink, 0);
+	} else {
+		fprintf(stderr, "(no O_TMPFILE here: the named way)\n");
+	}
+	output_abort(&o);
+
+	/* one to replace: a temporary file beside it, with a name */
+	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0644), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 1, &o, &d), 0);
 	CU_ASSERT_PTR_NOT_NULL(o.tmp);
 	if (o.tmp) {
 		char prefix[4200];
@@ -2455,8 +2469,9 @@ static void test_output_temp_beside(void)
 		CU_ASSERT(S_ISREG(st.st_mode));
 		CHECK_U(st.st_size, 0);
 	}
-	CU_ASSERT(access(f.out, F_OK) < 0 && errno == ENOENT);
+	CU_ASSERT(file_is(f.out, "old"));
 	output_abort(&o);
+	CU_ASSERT_EQUAL(unlink(f.out), 0);
 
 	/* a name without a directory: the temporary file goes in "." */
 	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -2486,7 +2501,8 @@ static void test_output_abort_leaves_nothing(void)
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
 	for (int force = 0; force < 2; force++) {
 		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, force, &o, &d), 0);
-		CHECK_U(unit_count_entries(f.dir), 2); /* input + temporary */
+		/* input, and the temporary file unless it has no name */
+		CHECK_U(unit_count_entries(f.dir), o.tmp ? 2 : 1);
 		CU_ASSERT(write(o.fd, "partial", 7) == 7);
 		output_abort(&o);
 		CU_ASSERT_EQUAL(o.fd, -1);
@@ -2526,24 +2542,36 @@ static void test_output_commit(void)
 	outfix_free(&f);
 }
 
-/* Without -f, an OUTPUT that appears after output_open is not replaced. */
+/*
+ * An OUTPUT that appears after output_open: without -f it is not replaced;
+ * with -f it is, the file without a name being linked under a temporary
+ * name first, then renamed over it.
+ */
 static void test_output_commit_race(void)
 {
-	struct outfix f;
-	struct output o;
-	struct diag d = { "" };
+	for (int force = 0; force < 2; force++) {
+		struct outfix f;
+		struct output o;
+		struct diag d = { "" };
 
-	CU_ASSERT_FATAL(outfix_init(&f) == 0);
-	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 0, &o, &d), 0);
-	CU_ASSERT(write(o.fd, "new", 3) == 3);
-	CU_ASSERT_EQUAL(write_file(f.out, "someone else's", 14, 0600), 0);
-	CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), -1);
-	CHECK_MSG(&d, "already exists (use -f to replace it)");
-	CU_ASSERT(file_is(f.out, "someone else's"));
-	CHECK_U(unit_count_entries(f.dir), 2); /* no temporary left */
-	CU_ASSERT_PTR_NULL(o.tmp);
-	CU_ASSERT_EQUAL(o.fd, -1);
-	outfix_free(&f);
+		CU_ASSERT_FATAL(outfix_init(&f) == 0);
+		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, force, &o, &d), 0);
+		CU_ASSERT(write(o.fd, "new", 3) == 3);
+		CU_ASSERT_EQUAL(write_file(f.out, "someone else's", 14, 0600), 0);
+		if (force) {
+			CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), 0);
+			CU_ASSERT(file_is(f.out, "new"));
+		} else {
+			CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), -1);
+			CHECK_MSG(&d, "already exists (use -f to replace it)");
+			CU_ASSERT(file_is(f.out, "someone else's"));
+		}
+		CHECK_U(unit_count_entries(f.dir), 2); /* no temporary left */
+		CU_ASSERT_PTR_NULL(o.tmp);
+		CU_ASSERT_PTR_NULL(o.path);
+		CU_ASSERT_EQUAL(o.fd, -1);
+		outfix_free(&f);
+	}
 }
 
 static void test_output_commit_force(void)
