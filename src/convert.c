@@ -13,10 +13,6 @@ void conv_job_free(struct conv_job *j)
 	input_free(&j->in);
 }
 
-/*
- * Reads and plans one input with its libraries; missing libraries are
- * fatal only when they would be embedded.
- */
 int conv_is_shared_library(const uint8_t *buf, size_t size)
 {
 	struct aout a;
@@ -34,6 +30,10 @@ int conv_is_shared_library(const uint8_t *buf, size_t size)
 	return lib;
 }
 
+/*
+ * Reads and plans one input with its libraries; missing libraries are
+ * fatal only when they would be embedded.
+ */
 int conv_prepare(struct conv_job *j, const struct conv_options *o,
 		 int missing_ok, struct diag *d)
 {

@@ -140,14 +140,14 @@ static char *temp_name(const char *path)
 static int open_anonymous(const char *path)
 {
 #ifdef O_TMPFILE
-	static int proc_fd = -1;
+	static int have_proc = -1;
 	const char *slash = strrchr(path, '/');
 	char *dir;
 	int fd;
 
-	if (proc_fd < 0)
-		proc_fd = access("/proc/self/fd", X_OK) == 0;
-	if (!proc_fd)
+	if (have_proc < 0)
+		have_proc = access("/proc/self/fd", X_OK) == 0;
+	if (!have_proc)
 		return -1;
 	if (!slash)
 		dir = strdup(".");
