@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "elfwrite.h"
 
 struct batch {
 	struct batch_entry *e;
@@ -254,6 +255,21 @@ static int looks_like_aout(const struct input *in, struct conv_result *r)
 	return 1;
 }
 
+/*
+ * 1 if path is a program aout2elf wrote.  Anything else by OUTPUT's name
+ * (the a.out itself, copied there with its date by "cp -a") is no
+ * up-to-date conversion, however new.
+ */
+static int is_converted(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int yes = fd >= 0 && elfw_is_converted(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 /* The first bytes of path, enough for looks_like_aout; 0 on success. */
 static int peek_header(const char *path, struct input *in)
 {
@@ -324,12 +340,12 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 
 	/*
 	 * Up to date: a rerun over an archive reads only the headers.  An
-	 * OUTPUT that is the input itself (-O naming the input's own folder)
-	 * is no conversion of it: output_open refuses it below.
+	 * OUTPUT that aout2elf did not write is none, the input itself
+	 * included (-O naming the input's own folder): output_open refuses
+	 * that one below.
 	 */
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim) &&
-	    (out.st_dev != in.st_dev || out.st_ino != in.st_ino)) {
+	    !newer(&in.st_mtim, &out.st_mtim) && is_converted(e->output)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfwrite.h"
 
@@ -489,6 +490,14 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		ph[n].p_flags = PF_R | PF_W;
 		ph[n].p_align = 16;
 	}
+}
+
+int elfw_is_converted(int fd)
+{
+	unsigned char elf[4], stub[4];
+
+	return pread(fd, elf, 4, 0) == 4 && !memcmp(elf, ELFMAG, 4) &&
+	       pread(fd, stub, 4, ELFW_STUB_OFFSET) == 4 && rd32(stub) == STUB_MAGIC;
 }
 
 int elfw_write(int fd, const struct aout *a, const struct plan *p,

@@ -44,6 +44,9 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 /* The access of the stub's code (STUB_PROT_*), as its PT_LOAD gives it. */
 uint32_t elfw_stub_prot(const struct plan *p);
 
+/* 1 if the file at fd is one elfw_write wrote: ELF, the stub where it goes. */
+int elfw_is_converted(int fd);
+
 /* Writes the whole ELF file to fd (positioned at 0, empty). */
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d);

@@ -113,6 +113,11 @@ check "a rerun: the first is up-to-date, the second still fails, the repeat is s
 cp "$hello" "$tmp/twice/keep"
 run_capture "$tmp/rep" "$AOUT2ELF" -O "$tmp/repout" --report "$tmp/twice/keep" "$tmp/twice/b/prog"
 check "--report naming an a.out: exit 2, one line, the file intact, nothing converted" sh -c "test \$(cat '$tmp/rep.rc') = 2 && test \"\$(cat '$tmp/rep.err')\" = 'aout2elf: $tmp/twice/keep: exists and is not a report; refusing to overwrite it' && cmp -s '$hello' '$tmp/twice/keep' && test ! -e '$tmp/repout'"
+# "cp -a archive converted" first: the copies, as new as their a.out, are
+# not up-to-date conversions
+cp -a "$tmp/twice/a" "$tmp/cpa"
+run_capture "$tmp/cparun" "$AOUT2ELF" -q -r -O "$tmp/cpa" "$tmp/twice/a"
+check "an a.out copied to OUTPUT with its date is converted, not up-to-date" sh -c "test \$(cat '$tmp/cparun.rc') = 0 && test \"\$('$tmp/cpa/prog')\" = 'hello from a.out' && head -c 4 '$tmp/cpa/prog' | grep -q ELF"
 # -O naming the input's own folder: OUTPUT is INPUT, which is no conversion
 mkdir "$tmp/same" && cp "$hello" "$tmp/same/prog"
 run_capture "$tmp/samerun" "$AOUT2ELF" -O "$tmp/same" "$tmp/same/prog"

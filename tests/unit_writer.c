@@ -2647,9 +2647,31 @@ static void test_convert_through_files(void)
 	CU_ASSERT(e && gelf_getehdr(e, &eh) && eh.e_machine == EM_386);
 	if (e)
 		elf_end(e);
+	/* what batch mode takes for an up-to-date OUTPUT */
+	CHECK_U(fd >= 0 && elfw_is_converted(fd), 1);
+	if (fd >= 0)
+		close(fd);
+	fd = open(f.in, O_RDONLY);
+	CHECK_U(fd >= 0 && elfw_is_converted(fd), 0); /* the a.out */
 	if (fd >= 0)
 		close(fd);
 	CHECK_U(unit_count_entries(f.dir), 2);
+
+	/* an ELF file without the stub where aout2elf puts it, and a stump */
+	char *other = unit_path(f.dir, "other");
+	uint8_t img[ELFW_STUB_OFFSET + 4];
+
+	memset(img, 0, sizeof img);
+	memcpy(img, ELFMAG, 4);
+	for (size_t len = 4; len <= sizeof img; len += sizeof img - 4) {
+		CU_ASSERT_EQUAL(write_file(other, img, len, 0644), 0);
+		fd = open(other, O_RDONLY);
+		CHECK_U(fd >= 0 && elfw_is_converted(fd), 0);
+		if (fd >= 0)
+			close(fd);
+		CU_ASSERT_EQUAL(unlink(other), 0);
+	}
+	free(other);
 	aout_free(&a);
 	input_free(&in);
 	aoutgen_free(&g);
