@@ -47,7 +47,13 @@ uint32_t elfw_stub_prot(const struct plan *p);
 /* 1 if the file at fd is one elfw_write wrote: ELF, the stub where it goes. */
 int elfw_is_converted(int fd);
 
-/* Writes the whole ELF file to fd (positioned at 0, empty). */
+/*
+ * Writes the whole ELF file to fd (positioned at 0, empty): libelf lays it
+ * out and converts the headers, one pwritev writes it.  With
+ * elfw_libelf_io set (the unit tests do, to compare), libelf writes it.
+ */
+extern int elfw_libelf_io;
+
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d);
 

@@ -1,7 +1,8 @@
 /*
  * LD_PRELOAD shim for tests/cli.sh: the converter's output file, named
  * (".NAME.aout2elf-XXXXXX") or without a name (O_TMPFILE), fails or
- * stalls as a dying disk would make it.  EIO_SHIM holds any of these
+ * stalls as a dying disk would make it (pwrite and write for libelf's
+ * writer, pwritev for the converter's own).  EIO_SHIM holds any of these
  * words ("eio" when it is not set):
  *
  *	eio          every write to it fails with EIO
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static int mode(const char *word)
@@ -76,6 +78,23 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	return pwrite64(fd, buf, n, off);
+}
+
+/* the converter's own writer: one pwritev for the whole file */
+ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
+{
+	static ssize_t (*real)(int, const struct iovec *, int, off_t);
+
+	if (intercept(fd))
+		return -1;
+	if (!real)
+		real = (ssize_t (*)(int, const struct iovec *, int, off_t))dlsym(RTLD_NEXT, "pwritev64");
+	return real(fd, iov, n, off);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+	return pwritev64(fd, iov, n, off);
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
