@@ -289,6 +289,17 @@ static int peek_header(const char *path, struct input *in)
 	return 0;
 }
 
+/* One file under two names ("arch/prog", "./arch//prog", a hard link)? */
+static int same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	if (!strcmp(a, b))
+		return 1;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
 /* An entry whose output an earlier one writes fails, where it would write. */
 static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
 {
@@ -296,7 +307,7 @@ static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
 
 	if (!e->output_of)
 		return 0;
-	if (!strcmp(e->input, bt->e[e->output_of - 1].input)) {
+	if (same_file(e->input, bt->e[e->output_of - 1].input)) {
 		set_status(r, CONV_SKIPPED, "given more than once");
 		return 1;
 	}

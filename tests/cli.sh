@@ -100,15 +100,16 @@ check "-f converts everything again" test "$(grep -c '"status": "converted"' "$t
 run_capture "$tmp/b5" "$AOUT2ELF" -O "$tmp/out5" "$tmp/arch"
 check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$tmp/b5.rc') = 1 && grep -q 'is a directory (use -r' '$tmp/b5.err'"
 # two INPUTs of one name into one -O DIR: the first is converted, the
-# second fails rather than replace it; one INPUT twice is converted once
+# second fails rather than replace it; one INPUT twice, under other
+# spellings of its name too, is converted once
 mkdir -p "$tmp/twice/a" "$tmp/twice/b"
 cp "$hello" "$tmp/twice/a/prog"
 cp "$td/startup.qmagic.aout" "$tmp/twice/b/prog"
-run_capture "$tmp/tw" "$AOUT2ELF" -q -j 2 -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog"
+run_capture "$tmp/tw" "$AOUT2ELF" -q -j 2 -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog" "$tmp/twice/./a//prog"
 check "two INPUTs of one name: exit 1, the second fails, naming the first" sh -c "test \$(cat '$tmp/tw.rc') = 1 && test \"\$(cat '$tmp/tw.err')\" = 'aout2elf: $tmp/twice/b/prog: would overwrite $tmp/twout/prog, the output of $tmp/twice/a/prog (convert them apart, or their folders with -r)'"
 check "two INPUTs of one name: the output is the first's" test "$("$tmp/twout/prog")" = "hello from a.out"
-run_capture "$tmp/tw2" "$AOUT2ELF" -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog"
-check "a rerun: the first is up-to-date, the second still fails, the repeat is skipped" sh -c "test \$(cat '$tmp/tw2.rc') = 1 && tail -1 '$tmp/tw2.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 1 skipped, 1 failed, '"
+run_capture "$tmp/tw2" "$AOUT2ELF" -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog" "$tmp/twice/./a//prog"
+check "a rerun: the first is up-to-date, the second still fails, the repeats are skipped" sh -c "test \$(cat '$tmp/tw2.rc') = 1 && tail -1 '$tmp/tw2.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 2 skipped, 1 failed, '"
 # "--report prog1 prog2": the report must not replace the a.out prog1
 cp "$hello" "$tmp/twice/keep"
 run_capture "$tmp/rep" "$AOUT2ELF" -O "$tmp/repout" --report "$tmp/twice/keep" "$tmp/twice/b/prog"
