@@ -440,10 +440,48 @@ static void finished(struct batch *bt, size_t i)
 	progress(bt, 0);
 }
 
+/* Takes the next entry nobody has taken; bt->n when there is none. */
+static size_t take(const struct batch *bt, size_t *next)
+{
+	size_t i = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+
+	return i < bt->n ? i : bt->n;
+}
+
+enum { NOT_DONE, DONE, REPORTED };
+
+/*
+ * Reports what the workers finished since the last look; with all, also
+ * the entries no worker finished (one died: "did not finish").  *from is
+ * the first entry not yet reported.
+ */
+static void report_done(struct batch *bt, uint8_t *done, size_t *from, int all)
+{
+	for (size_t i = *from; i < bt->n; i++) {
+		uint8_t d = __atomic_load_n(&done[i], __ATOMIC_ACQUIRE);
+
+		if (d == REPORTED || (d == NOT_DONE && !all))
+			continue;
+		finished(bt, i);
+		done[i] = REPORTED;
+	}
+	while (*from < bt->n && done[*from] == REPORTED)
+		(*from)++;
+}
+
+/*
+ * With -j N, N worker processes each take the next entry, convert it and
+ * mark it done in shared memory; a converter that crashes takes only its
+ * worker down.  This process looks at the marks ten times a second and
+ * reports what is done, in order; the pipe, which only the workers hold
+ * open, tells it when the last one has gone.  (Woken by a pipe write for
+ * every file, as it was before, it took a processor from the workers on
+ * a machine with N of them: -j2 on two, 36.8 ms against -j1's 31.6 for
+ * 200 copies of aln.)
+ */
 static int run_workers(struct batch *bt)
 {
 	int jobs = bt->b->jobs < 1 ? 1 : bt->b->jobs, pipefd[2];
-	size_t *next;
 
 	if ((size_t)jobs > bt->n)
 		jobs = (int)(bt->n ? bt->n : 1);
@@ -454,11 +492,13 @@ static int run_workers(struct batch *bt)
 		}
 		return 0;
 	}
-	next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t shared_size = sizeof(size_t) + bt->n;
+	size_t *next = mmap(NULL, shared_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint8_t *done = (uint8_t *)(next + 1);
+
 	if (next == MAP_FAILED || pipe(pipefd) < 0)
 		return -1;
-	*next = 0;
 	fflush(NULL);
 	pid_t pids[jobs];
 	for (int w = 0; w < jobs; w++) {
@@ -467,33 +507,29 @@ static int run_workers(struct batch *bt)
 			return -1;
 		if (pids[w] == 0) {
 			close(pipefd[0]);
-			for (;;) {
-				size_t i = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
-				uint32_t idx = (uint32_t)i;
-
-				if (i >= bt->n)
-					_exit(0);
+			for (size_t i; (i = take(bt, next)) < bt->n;) {
 				convert_entry(bt, i);
-				if (write(pipefd[1], &idx, sizeof idx) != sizeof idx)
-					_exit(1);
+				__atomic_store_n(&done[i], DONE, __ATOMIC_RELEASE);
 			}
+			_exit(0);
 		}
 	}
 	close(pipefd[1]);
-	for (;;) {
+	for (size_t from = 0;;) {
 		struct pollfd p = { pipefd[0], POLLIN, 0 };
-		uint32_t idx;
+		int r = poll(&p, 1, 100);
 
-		if (poll(&p, 1, 200) == 0) {
-			progress(bt, 0);
-			continue;
-		}
-		ssize_t got = read(pipefd[0], &idx, sizeof idx);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got != sizeof idx)
+		if (r < 0 && errno != EINTR)
 			break;
-		finished(bt, idx);
+		report_done(bt, done, &from, 0);
+		if (r > 0) { /* readable: the end, as the workers write nothing */
+			char c;
+
+			if (read(pipefd[0], &c, 1) <= 0)
+				break;
+		}
+		if (r == 0)
+			progress(bt, 0);
 	}
 	close(pipefd[0]);
 	int rc = 0;
@@ -504,7 +540,10 @@ static int run_workers(struct batch *bt)
 		    WEXITSTATUS(status))
 			rc = -1;
 	}
-	munmap(next, sizeof *next);
+	size_t from = 0;
+
+	report_done(bt, done, &from, 1);
+	munmap(next, shared_size);
 	return rc;
 }
 

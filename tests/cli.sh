@@ -205,6 +205,17 @@ if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep
 	wait "$killme" 2>/dev/null
 	check "killed with SIGKILL while writing a new OUTPUT: nothing in its folder" \
 		test "$alive" = yes -a -z "$(ls -A "$tmp/new")"
+	# a batch whose workers are killed: it says so for each entry
+	mkdir "$tmp/wk" "$tmp/wkout"
+	cp "$hello" "$tmp/wk/a"
+	cp "$hello" "$tmp/wk/b"
+	env LD_PRELOAD=./tests/eio.so EIO_SHIM=stall "$AOUT2ELF" -j 2 -O "$tmp/wkout" "$tmp/wk/a" "$tmp/wk/b" 2>"$tmp/wk.err" &
+	batch=$!
+	sleep 1
+	pkill -KILL -P "$batch"
+	wait "$batch"
+	echo $? >"$tmp/wk.rc"
+	check "a batch whose workers die: exit 1, each entry said not to finish, nothing written" sh -c "test \$(cat '$tmp/wk.rc') = 1 && test \$(grep -c 'did not finish (worker process died)' '$tmp/wk.err') = 2 && grep -qx 'aout2elf: a worker process failed' '$tmp/wk.err' && grep -q '^aout2elf: 0 converted, 0 up-to-date, 0 skipped, 2 failed' '$tmp/wk.err' && test -z \"\$(ls -A '$tmp/wkout')\""
 	# where the file system has no O_TMPFILE: the named temporary file
 	run_capture "$tmp/eio3" env LD_PRELOAD=./tests/eio.so EIO_SHIM=no-tmpfile "$AOUT2ELF" "$hello" "$tmp/new/out"
 	check "no O_TMPFILE: converted through a named temporary file, none left" sh -c "test \$(cat '$tmp/eio3.rc') = 0 && test \"\$(ls -A '$tmp/new')\" = out && cmp -s '$tmp/new/out' '$tmp/quiet.elf'"
