@@ -84,8 +84,8 @@ struct stub_map {
 /*
  * An a.out shared library the program may uselib().  Embedded ones are
  * staged like the program's segments; the others are looked up at run
- * time by name in AOUT_LIBRARY_PATH, then paths[], then the customary
- * folders.
+ * time by name in AOUT_LIBRARY_PATH, then at the path given to uselib(),
+ * then in paths[], then in the customary folders.
  */
 struct stub_lib {
 	char name[STUB_LIB_NAME]; /* basename, as uselib() callers pass it */

@@ -14,6 +14,10 @@
  * A uselib() that fails or a wrong version: one line on stderr, exit 127,
  * as crt0 and ld.so did; a wrong result: one line on stderr, exit 1.
  *
+ * DYN_LIBDIR=DIR in the environment makes the path DIR/NAME, as ld.so's
+ * LD_LIBRARY_PATH did.  With DYN_USELIB_FAULT set, dyn first calls
+ * uselib() with a pointer it cannot read, which must fail with EFAULT.
+ *
  * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):
  *   0  dyn:        libtiny.so.1, 1.2.0 or later
  *   1  dynclash:   libtiny.so.1 and libclash.so.1, which overlap
@@ -66,18 +70,53 @@ static void put_version(int fd, uint32_t v)
 	fx_putdec(fd, (v & 0xffff) % 100);
 }
 
-/* What crt0 and ld.so did before main: 0, or the exit status */
-static int load_libraries(void)
+/* The value of NAME in the environment, or NULL */
+static const char *get_env(const uint32_t *entry_sp, const char *name)
 {
-	static const char dir[] = "/usr/lib/";
+	/* the a.out frame: argc, argv, envp (create_aout_tables) */
+	char *const *envp = (char *const *)entry_sp[2];
+	size_t n = fx_strlen(name);
 
+	for (; *envp; envp++) {
+		size_t k = 0;
+
+		while (k < n && (*envp)[k] == name[k])
+			k++;
+		if (k == n && (*envp)[n] == '=')
+			return *envp + n + 1;
+	}
+	return NULL;
+}
+
+/* What crt0 and ld.so did before main: 0, or the exit status */
+static int load_libraries(const uint32_t *entry_sp)
+{
+	const char *dir = get_env(entry_sp, "DYN_LIBDIR");
+
+	if (!dir)
+		dir = "/usr/lib";
+	if (get_env(entry_sp, "DYN_USELIB_FAULT")) {
+		long r = sys1(SYS_uselib, 16);
+
+		if (r != -14) {
+			fx_puts(2, "dyn: uselib of an unreadable path: not EFAULT but ");
+			fx_putdec(2, (uint32_t)-r);
+			fx_puts(2, "\n");
+			return 1;
+		}
+	}
 	for (uint32_t i = 0; i < DYN_NLIBS; i++) {
 		const struct libentry *e = &dyn_libentries[i];
-		char path[64];
-		size_t n = fx_strlen(e->name);
+		char path[512];
+		size_t d = fx_strlen(dir), n = fx_strlen(e->name);
 
-		memcpy(path, dir, sizeof dir - 1);
-		memcpy(path + sizeof dir - 1, e->name, n + 1);
+		if (d + 1 + n + 1 > sizeof path) {
+			fx_puts(2, "dyn: DYN_LIBDIR is too long\n");
+			return 127;
+		}
+		memcpy(path, dir, d);
+		path[d] = '/';
+		memcpy(path + d + 1, e->name, n + 1);
 
 		long r = sys1(SYS_uselib, (long)path);
 		if (r != 0) {
@@ -117,9 +156,8 @@ static int bad(const char *what, uint32_t got)
 int fixture_main(uint32_t *entry_sp)
 {
 	uint32_t r;
-	int st = load_libraries();
+	int st = load_libraries(entry_sp);
 
-	(void)entry_sp;
 	if (st)
 		return st;
 

@@ -195,6 +195,10 @@ convert "aout2elf -L testdata/zmagic converts dyn.qmagic.aout (ZMAGIC libtiny em
 	"$B/dyn-embz" -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
 runs "embedded ZMAGIC library: runs" qmagic "$B/dyn-embz" 0 "$HELLO" \
 	env -u AOUT_LIBRARY_PATH
+runs "embedded: uselib() of a pointer it cannot read fails with EFAULT" qmagic \
+	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1
+runs "embedded: the embedded library, whatever the path given to uselib()" \
+	qmagic "$B/dyn-emb" 0 "$HELLO" env AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$TD/old"
 
 # ---- --no-embed-libs: found when the program runs ----
 convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \
@@ -236,6 +240,18 @@ runs "--no-embed-libs: -L folder gone, runs with AOUT_LIBRARY_PATH=copy" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy"
 runs "--no-embed-libs: AOUT_LIBRARY_PATH with several folders" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="/nonexistent::$W/empty:$W/rt.copy"
+# the path the program gives uselib() (ld.so's search, LD_LIBRARY_PATH)
+runs "--no-embed-libs: -L folder gone, found at the path given to uselib()" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/rt.copy"
+RUN_ENV=(AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$W/rt.copy")
+runs_fail "--no-embed-libs: AOUT_LIBRARY_PATH is searched before the given path" \
+	qmagic "$B/dyn-rt" 127 "dyn: $W/rt.copy/libtiny.so.1 is version 1.1.0, needs 1.2.0"
+# out of file descriptors: uselib() fails as the kernel's did, with EMFILE
+RUN_ENV=(AOUT_LIBRARY_PATH="$W/rt.copy" sh -c 'ulimit -n 3 && exec "$0"')
+runs_fail "--no-embed-libs: no file descriptor left: uselib() fails with EMFILE (24)" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 24"
+runs "--no-embed-libs: uselib() of a pointer it cannot read fails with EFAULT" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_USELIB_FAULT=1
 RUN_ENV=()
 runs_fail "--no-embed-libs: neither: exit 127, one line naming libtiny.so.1 and the folders" \
 	qmagic "$B/dyn-rt" 127 "cannot find the a.out library libtiny.so.1" \

@@ -40,6 +40,7 @@
 #define ENOENT 2
 #define ENOEXEC 8
 #define EACCES 13
+#define EFAULT 14
 #define EINVAL 22
 
 #define MAP_PRIVATE 0x02
@@ -540,6 +541,34 @@ static int join_path(char *buf, size_t cap, const char *dir, size_t dirlen,
 	return 1;
 }
 
+#define O_LIBRARY (0 /* O_RDONLY */ | 04000 /* O_NONBLOCK */ | 0x80000 /* O_CLOEXEC */)
+#define ENFILE 23
+#define EMFILE 24
+
+static long open_library(const char *path)
+{
+	return stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
+}
+
+/*
+ * A failed open that ends the search: the process or the system is out
+ * of something, and uselib() said so (another folder would fail alike).
+ * Anything else (no such file, a folder we may not search) looks on.
+ */
+static int open_ends_search(long r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -ENOMEM;
+}
+
+/* 0 loaded from fd, <0 error; closes fd. */
+static long load_from(long fd, struct stub_lib *l)
+{
+	long r = load_library_file((int)fd, l);
+
+	stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+	return r;
+}
+
 /* Tries each folder of a ':' list; >0 not found, 0 loaded, <0 error. */
 static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 {
@@ -552,15 +581,12 @@ static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 			end++;
 		if (end > list &&
 		    join_path(path, sizeof path, list, (size_t)(end - list), name)) {
-			long fd = stub_syscall(NR_open, (long)path,
-					       0 /* O_RDONLY */ | 0x80000 /* O_CLOEXEC */,
-					       0, 0, 0, 0);
-			if (fd >= 0) {
-				long r = load_library_file((int)fd, l);
+			long fd = open_library(path);
 
-				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
-				return r;
-			}
+			if (fd >= 0)
+				return load_from(fd, l);
+			if (open_ends_search(fd))
+				return fd;
 		}
 		list = *end ? end + 1 : end;
 	}
@@ -595,8 +621,22 @@ static __attribute__((noreturn)) void die_no_library(const char *name)
 static struct stub_lib libs[STUB_MAX_LIBS];
 static int libs_copied;
 
+/*
+ * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
+ * the path the program gave (where load_aout_library opened it: ld.so's
+ * own search, LD_LIBRARY_PATH included), then in the -L folders of the
+ * conversion and the customary ones.  An embedded library is the one
+ * the conversion chose; it is mapped whatever the path says.
+ */
 static long do_uselib(const char *path)
 {
+	/* the kernel's answer to a path the program cannot read, before the
+	 * stub reads it; and the given path, for the search below */
+	long given = open_library(path);
+
+	if (given == -EFAULT)
+		return -EFAULT;
+
 	const char *name = base_name(path);
 	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
 	long r = 1;
@@ -608,15 +648,25 @@ static long do_uselib(const char *path)
 	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
 		if (str_eq(libs[i].name, name))
 			l = &libs[i];
-	if (l->mapped)
-		return 0;
-	if (l->stage) {
+	if (l->mapped || l->stage) {
+		if (given >= 0)
+			stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+		if (l->mapped)
+			return 0;
 		r = stub_syscall(NR_mremap, (long)l->stage, (long)l->len,
 				 (long)l->len, MREMAP_MAYMOVE | MREMAP_FIXED,
 				 (long)l->start, 0);
 		r = (uint32_t)r == l->start ? map_lib_bss(l->start, l->len, l->bss_len) : r;
 	} else {
 		r = search_dirs(env_libpath, name, l);
+		if (given >= 0) {
+			if (r > 0)
+				r = load_from(given, l);
+			else
+				stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+		} else if (r > 0 && open_ends_search(given)) {
+			r = given;
+		}
 		if (r > 0)
 			r = search_dirs(plan->paths, name, l);
 		if (r > 0)
@@ -776,7 +826,6 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 #define SIG_BLOCK 0
 #define SIG_SETMASK 2
 #define BAD_HOW 0x7fffffff
-#define EFAULT 14
 #define ENOSYS 38
 #define SIGSYS_BIT (1u << (SIGSYS - 1))
 
