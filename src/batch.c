@@ -495,10 +495,10 @@ static int run_workers(struct batch *bt)
 	size_t shared_size = sizeof(size_t) + bt->n;
 	size_t *next = mmap(NULL, shared_size, PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uint8_t *done = (uint8_t *)(next + 1);
 
 	if (next == MAP_FAILED || pipe(pipefd) < 0)
 		return -1;
+	uint8_t *done = (uint8_t *)(next + 1); /* zero pages: NOT_DONE */
 	fflush(NULL);
 	pid_t pids[jobs];
 	for (int w = 0; w < jobs; w++) {
