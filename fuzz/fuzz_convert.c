@@ -3,7 +3,8 @@
  *
  *   aout_parse -> plan_build -> libs_scan -> plan_add_libs -> elfw_write
  *
- * into a memfd, with the real runtime stub, then reads the ELF back and
+ * into a memfd, with the real runtime stub (and again through libelf's own
+ * writer, which must give the same bytes), then reads the ELF back and
  * checks what the kernel and the stub rely on.  The options (--noexecstack,
  * --direct, --no-embed-libs, and whether the input doubles as an embedded
  * library, see fuzz_model.h) come from a hash of the input, so each input
@@ -300,6 +301,20 @@ static void convert(const struct aout *a, const uint8_t *data, size_t size,
 
 	close(fd);
 	check_elf(f, fsize, a, p, &l);
+
+	/* elfw_write's own gathered write against libelf's writer: same bytes */
+	int lfd = memfd();
+	elfw_libelf_io = 1;
+	int lrc = elfw_write(lfd, a, p, stub_image, stub_image_size, &d);
+	elfw_libelf_io = 0;
+	CHECK(!lrc, "libelf's writer failed where elfw_write did not: %s", d.msg);
+	size_t lsize;
+	uint8_t *lf = read_back(lfd, &lsize);
+
+	close(lfd);
+	CHECK(lsize == fsize && !memcmp(lf, f, fsize),
+	      "elfw_write and libelf's writer differ (%zu and %zu bytes)", fsize, lsize);
+	free(lf);
 	free(f);
 out:
 	libs_free(set);

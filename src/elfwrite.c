@@ -515,15 +515,9 @@ int elfw_is_converted(int fd)
  * a sixth of a whole conversion of aln (see README, Benchmarks).  The
  * unit tests write every case both ways and compare the bytes.
  */
-struct piece {
-	uint64_t off;
-	const void *buf;
-	size_t len;
-};
-
 static int by_offset(const void *a, const void *b)
 {
-	const struct piece *x = a, *y = b;
+	const struct elfw_piece *x = a, *y = b;
 
 	return x->off < y->off ? -1 : x->off > y->off;
 }
@@ -563,7 +557,7 @@ static int pwrite_all(int fd, struct iovec *iov, size_t n, off_t off)
 
 /* Fills iov (when not NULL) with the pieces in file order and the zeros
  * between them; returns how many entries that takes. */
-static size_t gather(const struct piece *pc, size_t npc, uint64_t size,
+static size_t gather(const struct elfw_piece *pc, size_t npc, uint64_t size,
 		     struct iovec *iov)
 {
 	static const unsigned char zeros[STUB_PAGE];
@@ -590,13 +584,13 @@ static size_t gather(const struct piece *pc, size_t npc, uint64_t size,
 	return n;
 }
 
-static int write_pieces(int fd, struct piece *pc, size_t npc, uint64_t size,
-			struct diag *d)
+int elfw_write_pieces(int fd, struct elfw_piece *pc, size_t npc, uint64_t size,
+		      struct diag *d)
 {
 	qsort(pc, npc, sizeof *pc, by_offset);
 	for (size_t i = 0; i < npc; i++)
 		if (pc[i].off + pc[i].len > (i + 1 < npc ? pc[i + 1].off : size))
-			return diag_set(d, "internal error: the ELF pieces overlap");
+			return diag_set(d, "internal error: the ELF pieces overlap or pass its end");
 
 	size_t n = gather(pc, npc, size, NULL);
 	struct iovec *iov = n ? malloc(n * sizeof *iov) : NULL;
@@ -630,7 +624,7 @@ static int write_image(Elf *e, int fd, struct diag *d)
 	Elf32_Shdr *shdrs = malloc(shsize ? shsize : 1);
 	/* at most: headers, section table, one piece per section's data */
 	size_t cap = 3, npc = 0;
-	struct piece *pc = NULL;
+	struct elfw_piece *pc = NULL;
 	unsigned char **converted = NULL;
 	size_t nconv = 0;
 
@@ -660,11 +654,11 @@ static int write_image(Elf *e, int fd, struct diag *d)
 		elf_failed(d, "converting the headers");
 		goto out;
 	}
-	pc[npc++] = (struct piece){ 0, heads, sizeof(Elf32_Ehdr) };
+	pc[npc++] = (struct elfw_piece){ 0, heads, sizeof(Elf32_Ehdr) };
 	if (phsize)
-		pc[npc++] = (struct piece){ eh->e_phoff, ph_file, phsize };
+		pc[npc++] = (struct elfw_piece){ eh->e_phoff, ph_file, phsize };
 	if (shsize)
-		pc[npc++] = (struct piece){ eh->e_shoff, sh_file, shsize };
+		pc[npc++] = (struct elfw_piece){ eh->e_shoff, sh_file, shsize };
 	for (size_t i = 1; i < shnum; i++) {
 		if (shdrs[i].sh_type == SHT_NOBITS)
 			continue;
@@ -687,12 +681,12 @@ static int write_image(Elf *e, int fd, struct diag *d)
 				}
 				bytes = f;
 			}
-			pc[npc++] = (struct piece){ (uint64_t)shdrs[i].sh_offset +
+			pc[npc++] = (struct elfw_piece){ (uint64_t)shdrs[i].sh_offset +
 							    (uint64_t)dd->d_off,
 						    bytes, dd->d_size };
 		}
 	}
-	rc = write_pieces(fd, pc, npc, (uint64_t)size, d);
+	rc = elfw_write_pieces(fd, pc, npc, (uint64_t)size, d);
 out:
 	for (size_t i = 0; i < nconv; i++)
 		free(converted[i]);

@@ -54,6 +54,19 @@ int elfw_is_converted(int fd);
  */
 extern int elfw_libelf_io;
 
+/*
+ * The last step of elfw_write, on its own for the unit tests: writes the
+ * pieces (sorted here by offset) and zeros between them and up to size,
+ * in one pwritev; refuses pieces that overlap or pass size.
+ */
+struct elfw_piece {
+	uint64_t off;
+	const void *buf;
+	size_t len;
+};
+int elfw_write_pieces(int fd, struct elfw_piece *pc, size_t npc, uint64_t size,
+		      struct diag *d);
+
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d);
 

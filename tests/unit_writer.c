@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2717,6 +2719,80 @@ static void test_convert_through_files(void)
 	outfix_free(&f);
 }
 
+/* elfw_write's last step: pieces in file order, zeros between, one write */
+static void test_write_pieces(void)
+{
+	struct diag d = { "" };
+	int fd = memfd_create("pieces", MFD_CLOEXEC);
+	unsigned char got[64];
+
+	CU_ASSERT_FATAL(fd >= 0);
+
+	/* given out of order, with gaps and a zero-length piece */
+	struct elfw_piece pc[] = {
+		{ 20, "TAIL", 4 }, { 0, "HEAD", 4 }, { 8, "", 0 }, { 10, "MID", 3 },
+	};
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, pc, 4, 30, &d), 0);
+	CU_ASSERT_EQUAL(pread(fd, got, sizeof got, 0), 30);
+	CU_ASSERT(!memcmp(got, "HEAD\0\0\0\0\0\0MID\0\0\0\0\0\0\0TAIL\0\0\0\0\0\0", 30));
+
+	/* a gap longer than the page of zeros it is written from */
+	CU_ASSERT_EQUAL(ftruncate(fd, 0), 0);
+	struct elfw_piece far[] = { { 0, "A", 1 }, { 3 * STUB_PAGE + 5, "B", 1 } };
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, far, 2, 3 * STUB_PAGE + 6, &d), 0);
+	unsigned char *big = calloc(1, 3 * STUB_PAGE + 6);
+	CU_ASSERT_FATAL(big != NULL);
+	CU_ASSERT_EQUAL(pread(fd, big, 3 * STUB_PAGE + 6, 0), 3 * STUB_PAGE + 6);
+	int zeros = 1;
+	for (size_t i = 1; i < 3 * STUB_PAGE + 5; i++)
+		zeros &= big[i] == 0;
+	CU_ASSERT(big[0] == 'A' && zeros && big[3 * STUB_PAGE + 5] == 'B');
+	free(big);
+
+	/* overlapping pieces, or one past the end: refused, nothing written */
+	CU_ASSERT_EQUAL(ftruncate(fd, 0), 0);
+	struct elfw_piece clash[] = { { 0, "HEAD", 4 }, { 2, "XY", 2 } };
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, clash, 2, 16, &d), -1);
+	CHECK_MSG(&d, "internal error: the ELF pieces overlap or pass its end");
+	struct elfw_piece past[] = { { 14, "TAIL", 4 } };
+	strcpy(d.msg, "");
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, past, 1, 16, &d), -1);
+	CHECK_MSG(&d, "internal error: the ELF pieces overlap or pass its end");
+	struct stat st;
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CHECK_U(st.st_size, 0);
+
+	/* a short write (the file size limit cuts it at 12 bytes, in the
+	 * middle of a piece): the rest is tried, and the refusal reported */
+	struct rlimit old, cut = { 12, 0 };
+	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_EQUAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+	cut.rlim_max = old.rlim_max;
+	CU_ASSERT_EQUAL(setrlimit(RLIMIT_FSIZE, &cut), 0);
+	strcpy(d.msg, "");
+	int rc = elfw_write_pieces(fd, pc, 4, 30, &d);
+	CU_ASSERT_EQUAL(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	CU_ASSERT_EQUAL(rc, -1);
+	CHECK_MSG(&d, "write error: File too large");
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CHECK_U(st.st_size, 12);
+	CU_ASSERT_EQUAL(pread(fd, got, 12, 0), 12);
+	CU_ASSERT(!memcmp(got, "HEAD\0\0\0\0\0\0MI", 12));
+	CU_ASSERT_EQUAL(ftruncate(fd, 0), 0);
+
+	/* nothing at all to write */
+	strcpy(d.msg, "");
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, NULL, 0, 0, &d), -1);
+	CHECK_MSG(&d, "internal error: an empty ELF file");
+
+	/* the system's refusal, with its reason */
+	close(fd);
+	strcpy(d.msg, "");
+	CU_ASSERT_EQUAL(elfw_write_pieces(fd, pc, 4, 30, &d), -1);
+	CHECK_MSG(&d, "write error: Bad file descriptor");
+}
+
 int unit_writer_register(void)
 {
 	static const struct unit_test pure[] = {
@@ -2744,6 +2820,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_write_libs_not_embedded),
 		UNIT_TEST(test_write_direct),
 		UNIT_TEST(test_write_errors),
+		UNIT_TEST(test_write_pieces),
 		UNIT_END
 	};
 	static const struct unit_test out[] = {
