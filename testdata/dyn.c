@@ -16,7 +16,9 @@
  *
  * DYN_LIBDIR=DIR in the environment makes the path DIR/NAME, as ld.so's
  * LD_LIBRARY_PATH did.  With DYN_USELIB_FAULT set, dyn first calls
- * uselib() with a pointer it cannot read, which must fail with EFAULT.
+ * uselib() with a pointer it cannot read, which must fail with EFAULT;
+ * with DYN_USELIB_TWICE, it calls uselib() again at the end, which must
+ * give it the library's data as the file has it and zero bss.
  *
  * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):
  *   0  dyn:        libtiny.so.1, 1.2.0 or later
@@ -187,5 +189,15 @@ int fixture_main(uint32_t *entry_sp)
 		return bad("tiny_bss_sum after two pokes", r);
 	if ((r = call_bss_poke(TINY_BSS_WORDS - 1, 0)) != 7)
 		return bad("tiny_bss_poke read back", r);
+
+	/* uselib() again: the kernel mapped it afresh, data and bss */
+	if (get_env(entry_sp, "DYN_USELIB_TWICE")) {
+		if ((st = load_libraries(entry_sp)))
+			return st;
+		if ((r = (uint32_t)call_count()) != TINY_COUNTER_START + 1)
+			return bad("tiny_count after uselib() again (data not fresh)", r);
+		if ((r = call_bss_sum()) != 0)
+			return bad("tiny_bss_sum after uselib() again (bss not zero)", r);
+	}
 	return 0;
 }

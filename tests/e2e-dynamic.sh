@@ -195,6 +195,10 @@ convert "aout2elf -L testdata/zmagic converts dyn.qmagic.aout (ZMAGIC libtiny em
 	"$B/dyn-embz" -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
 runs "embedded ZMAGIC library: runs" qmagic "$B/dyn-embz" 0 "$HELLO" \
 	env -u AOUT_LIBRARY_PATH
+runs "embedded: uselib() again maps the library afresh (data, bss)" qmagic \
+	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_TWICE=1
+runs "embedded ZMAGIC library: uselib() again maps it afresh" qmagic \
+	"$B/dyn-embz" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_TWICE=1
 runs "embedded: uselib() of a pointer it cannot read fails with EFAULT" qmagic \
 	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1
 runs "embedded: the embedded library, whatever the path given to uselib()" \
@@ -250,6 +254,8 @@ runs_fail "--no-embed-libs: AOUT_LIBRARY_PATH is searched before the given path"
 RUN_ENV=(AOUT_LIBRARY_PATH="$W/rt.copy" sh -c 'ulimit -n 3 && exec "$0"')
 runs_fail "--no-embed-libs: no file descriptor left: uselib() fails with EMFILE (24)" \
 	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 24"
+runs "--no-embed-libs: uselib() again maps the library afresh (data, bss)" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_USELIB_TWICE=1
 runs "--no-embed-libs: uselib() of a pointer it cannot read fails with EFAULT" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_USELIB_FAULT=1
 RUN_ENV=()

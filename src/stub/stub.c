@@ -621,6 +621,36 @@ static __attribute__((noreturn)) void die_no_library(const char *name)
 static struct stub_lib libs[STUB_MAX_LIBS];
 static int libs_copied;
 
+/* An embedded library's first uselib(): from its staging to its address. */
+static long place_embedded(const struct stub_lib *l)
+{
+	long r = stub_syscall(NR_mremap, (long)l->stage, (long)l->len,
+			      (long)l->len, MREMAP_MAYMOVE | MREMAP_FIXED,
+			      (long)l->start, 0);
+
+	return (uint32_t)r == l->start ? map_lib_bss(l->start, l->len, l->bss_len) : r;
+}
+
+#define NR_mprotect 125
+#define NR_madvise 219
+#define MADV_DONTNEED 4
+
+/*
+ * Another uselib() of it: the kernel mapped the library afresh, its data
+ * as the file has it, its bss zero, all of it RWX.  Its pages are still
+ * the converted file's, mapped privately (and zero pages for the bss):
+ * dropping them brings the file's bytes back, and zeros.
+ */
+static long refresh_embedded(const struct stub_lib *l)
+{
+	long r = stub_syscall(NR_mprotect, (long)l->start,
+			      (long)(l->len + l->bss_len), RWX, 0, 0, 0);
+
+	return r ? r : stub_syscall(NR_madvise, (long)l->start,
+				    (long)(l->len + l->bss_len), MADV_DONTNEED,
+				    0, 0, 0);
+}
+
 /*
  * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
  * the path the program gave (where load_aout_library opened it: ld.so's
@@ -648,16 +678,11 @@ static long do_uselib(const char *path)
 	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
 		if (str_eq(libs[i].name, name))
 			l = &libs[i];
-	if (l->mapped || l->stage) {
+	if (l->stage) {
 		if (given >= 0)
 			stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
-		if (l->mapped)
-			return 0;
-		r = stub_syscall(NR_mremap, (long)l->stage, (long)l->len,
-				 (long)l->len, MREMAP_MAYMOVE | MREMAP_FIXED,
-				 (long)l->start, 0);
-		r = (uint32_t)r == l->start ? map_lib_bss(l->start, l->len, l->bss_len) : r;
-	} else {
+		r = l->mapped ? refresh_embedded(l) : place_embedded(l);
+	} else { /* mapped afresh at every call, as the kernel did */
 		r = search_dirs(env_libpath, name, l);
 		if (given >= 0) {
 			if (r > 0)
@@ -676,9 +701,9 @@ static long do_uselib(const char *path)
 	}
 	if (r < 0)
 		return r;
-	l->mapped = 1;
-	if (str_eq(name, "ld.so"))
+	if (!l->mapped && str_eq(name, "ld.so"))
 		install_ldso_traps(l);
+	l->mapped = 1;
 	return 0;
 }
 
