@@ -25,7 +25,10 @@
  *	traps inherited	started with SIGSYS blocked (env --block-signal=SYS):
  *			the mask says so, and brk works
  *	traps sigsys	its own SIGSYS handler, set, read back, raised with
- *			kill, ignored and reset, under dispatch and the filter
+ *			kill (seen in the program's context), ignored and
+ *			reset; an old-style one (int, struct sigcontext) whose
+ *			change to eax sigreturn restores; under dispatch and
+ *			the filter
  *	traps sigsys-default	kill(SIGSYS) with SIG_DFL: dies of it
  *	traps exec PATH [ARG]...   execve as the first call
  *	traps exec-ignoring PATH [ARG]...   SIGSYS ignored, then execve under
@@ -240,13 +243,54 @@ static int nested(void)
 
 static volatile int sigsys_seen;
 
+/* i386 ucontext: uc_mcontext (struct sigcontext) starts at byte 20 */
+enum { SC_EAX = 11, SC_EIP = 14, SC_WORDS = 22 };
+
 static void on_sigsys(int sig, void *info, void *uctx)
 {
 	const struct k_siginfo *si = info;
+	const uint32_t *sc = (const uint32_t *)((const char *)uctx + 20);
 
-	(void)uctx;
-	if (sig == SIGSYS && si->si_signo == SIGSYS && si->si_code == 0 /* SI_USER */)
+	/* sent by kill(): SI_USER, and the program's own context, not the stub's */
+	if (sig == SIGSYS && si->si_signo == SIGSYS && si->si_code == 0 /* SI_USER */ &&
+	    sc[SC_EIP] < 0x80000000u)
 		sigsys_seen++;
+}
+
+/*
+ * An old-style handler: the kernel's old i386 frame holds struct
+ * sigcontext itself after the signal number, and what the handler
+ * changes there is what sigreturn restores.
+ */
+struct sigcontext_words {
+	uint32_t w[SC_WORDS];
+};
+
+static volatile uint32_t old_style_sig, old_style_eip;
+
+static void on_sigsys_old_style(int sig, struct sigcontext_words sc)
+{
+	volatile uint32_t *w = sc.w; /* the frame on the stack, not a copy */
+
+	old_style_sig = (uint32_t)sig;
+	old_style_eip = w[SC_EIP];
+	w[SC_EAX] = 0x5a5a; /* what kill() returns once sigreturn restores it */
+}
+
+static int old_style_round(long pid)
+{
+	if (sys2(SYS_signal, SIGSYS, (long)on_sigsys_old_style) != 0)
+		return fail(11, "signal(SIGSYS) did not report SIG_DFL");
+	old_style_sig = 0;
+	long k = sys_kill(pid, SIGSYS);
+	if (old_style_sig != SIGSYS || old_style_eip >= 0x80000000u)
+		return fail(12, "an old-style SIGSYS handler did not get the program's sigcontext");
+	if (k != 0x5a5a)
+		return fail(12, "what an old-style handler changed in its sigcontext was not restored");
+	/* signal() handlers are one-shot: SIG_DFL again */
+	if (sys2(SYS_signal, SIGSYS, 0) != 0)
+		return fail(11, "signal(SIGSYS) handler was not reset after one delivery");
+	return 0;
 }
 
 /*
@@ -284,6 +328,8 @@ static int sigsys_round(void)
 	if (sys3(SYS_sigaction, SIGSYS, (long)&osa, (long)&osa) != 0 ||
 	    osa.handler != 1)
 		return fail(11, "sigaction(SIGSYS) did not report SIG_IGN");
+	if ((r = old_style_round(pid)))
+		return r;
 	return check_brk();
 }
 

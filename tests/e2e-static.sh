@@ -321,8 +321,8 @@ done
 
 # ---- the data size limit (RLIMIT_DATA) ----
 # load_aout_binary refused a program whose data and bss exceed
-# RLIMIT_DATA; a converted one says so in one line (traps: 4096 bytes of
-# data, 2140 of bss).  Below 64 KiB the stub maps zero pages up to 64 KiB
+# RLIMIT_DATA; a converted one says so in one line (a_data + a_bss, read
+# from the a.out header).  Below 64 KiB the stub maps zero pages up to 64 KiB
 # with bss; where the limit forbids them it maps bss alone and traps brk.
 # The limit that lets exec map the writable PT_LOADs, but not bss:
 writable_kib() {
@@ -335,9 +335,10 @@ writable_kib() {
 desc="qmagic: traps with a data size limit below its bss says so"
 if [ -f "$B/traps.qmagic" ] && command -v readelf >/dev/null 2>&1; then
 	limit=$(($(writable_kib "$B/traps.qmagic") + 2))
+	data_bss=$(od -An -tu4 -j8 -N8 "$TESTDATA/traps.qmagic.aout" | awk '{ print $1 + $2 }')
 	run bash -c 'ulimit -d "$1" && exec "$0" budget' "$B/traps.qmagic" "$limit"
 	expect_fail_line "$desc (ulimit -d $limit)" 127 \
-		"traps.qmagic: its data and bss (6236 bytes)" \
+		"traps.qmagic: its data and bss ($data_bss bytes)" \
 		"exceed the data size limit (ulimit -d: $((limit * 1024)) bytes)"
 	run bash -c 'ulimit -d 48 && exec "$0" budget' "$B/traps.qmagic"
 	expect "qmagic: run traps budget with ulimit -d 48 (brk trapped without the zero pages to 64 KiB)" \

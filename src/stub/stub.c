@@ -800,11 +800,49 @@ static long sigsys_action(int nr, const uint32_t *g)
 
 static uint32_t prog_blocks_sigsys; /* SIGSYS_BIT if the program blocked it */
 static int sigsys_waiting;          /* sent while the program had it blocked */
+static int32_t waiting_info[32];     /* the siginfo it came with */
+static int release_waiting;         /* unblocked: deliver it on the way back */
 
 static void raise_sigsys(void)
 {
 	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
 		     0, 0, 0);
+}
+
+/*
+ * A handler without SA_SIGINFO, called as the kernel's old i386 frame called
+ * it: the signal number, then struct sigcontext itself, which programs
+ * of the a.out era read (void handler(int, struct sigcontext)) and
+ * change for sigreturn to restore.  The copy is made at the bottom of
+ * the stack, where the handler finds its arguments, and copied back into
+ * the ucontext that rt_sigreturn restores.  sc: uc_mcontext, 22 words.
+ */
+static void call_old_style(uint32_t handler, uint32_t sig, uint32_t *sc)
+{
+	uint32_t frame[1 + 22];
+
+	frame[0] = sig;
+	memcpy(frame + 1, sc, sizeof frame - 4);
+	uint32_t *src = frame;
+
+	__asm__ volatile("subl $92, %%esp\n\t"
+			 "movl %%eax, %%esi\n\t"
+			 "movl %%esp, %%edi\n\t"
+			 "movl $23, %%ecx\n\t"
+			 "cld\n\t"
+			 "rep movsl\n\t"
+			 "movl %%eax, %%ebx\n\t" /* the handler keeps ebx */
+			 "call *%%edx\n\t"
+			 "movl %%esp, %%esi\n\t"
+			 "movl %%ebx, %%edi\n\t"
+			 "movl $23, %%ecx\n\t"
+			 "cld\n\t"
+			 "rep movsl\n\t"
+			 "addl $92, %%esp"
+			 : "+a"(src), "+d"(handler)
+			 :
+			 : "ebx", "ecx", "esi", "edi", "memory", "cc");
+	memcpy(sc, frame + 1, sizeof frame - 4);
 }
 
 /* A SIGSYS somebody sent: what the program's disposition says. */
@@ -813,7 +851,9 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 	uint32_t handler = prog_sigsys.handler;
 
 	if (prog_blocks_sigsys) {
-		sigsys_waiting = 1; /* delivered when the program unblocks it */
+		if (!sigsys_waiting) /* delivered when the program unblocks it */
+			memcpy(waiting_info, info, sizeof waiting_info);
+		sigsys_waiting = 1;
 		return;
 	}
 	if (handler == SIG_IGN)
@@ -826,9 +866,14 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 		raise_sigsys();
 		return;
 	}
-	if (prog_sigsys.flags & SA_RESETHAND)
+	uint32_t flags = prog_sigsys.flags;
+
+	if (flags & SA_RESETHAND)
 		prog_sigsys.handler = SIG_DFL;
-	((void (*)(int, void *, void *))handler)(sig, info, ucontext);
+	if (flags & SA_SIGINFO)
+		((void (*)(int, void *, void *))handler)(sig, info, ucontext);
+	else
+		call_old_style(handler, (uint32_t)sig, (uint32_t *)((char *)ucontext + 20));
 }
 
 /*
@@ -902,12 +947,15 @@ static void set_blocks_sigsys(uint32_t how, uint32_t asked)
 		prog_blocks_sigsys = asked;
 }
 
+/*
+ * The kernel delivers a signal that waited as the call that unblocks it
+ * returns, in the program's context: on_sigsys does, once the call's
+ * result is in place.
+ */
 static void release_waiting_sigsys(void)
 {
-	if (!sigsys_waiting || prog_blocks_sigsys)
-		return;
-	sigsys_waiting = 0;
-	raise_sigsys();
+	if (sigsys_waiting && !prog_blocks_sigsys)
+		release_waiting = 1;
 }
 
 static long procmask_call(int nr, const uint32_t *g, void *ucontext)
@@ -1070,6 +1118,24 @@ static int is_syscall_insn(const uint8_t *p)
 	       (p[0] == 0x0f && (p[1] == 0x34 || p[1] == 0x05));
 }
 
+#define NR_getuid32 199
+
+/*
+ * kill(getpid(), SIGSYS) under dispatch: made from this handler, the
+ * SIGSYS would arrive in the handler's context, not the program's.  The
+ * kernel would return 0 and deliver it on the way back to the program:
+ * so does this, with the siginfo kill gives (SI_USER, pid, uid).
+ */
+static void sigsys_to_itself(uint32_t *g, void *ucontext)
+{
+	int32_t si[32] = { SIGSYS, 0, 0 /* SI_USER */,
+			   (int32_t)g[REG_EBX],
+			   (int32_t)stub_syscall(NR_getuid32, 0, 0, 0, 0, 0, 0) };
+
+	g[REG_EAX] = 0;
+	pass_on_sigsys(SIGSYS, si, ucontext);
+}
+
 static void on_sigsys(int sig, void *info, void *ucontext)
 {
 	uint32_t *g = (uint32_t *)((char *)ucontext + 20);
@@ -1078,6 +1144,11 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 
 	if (code != SYS_SECCOMP && code != SYS_USER_DISPATCH) {
 		pass_on_sigsys(sig, info, ucontext);
+		return;
+	}
+	if (code == SYS_USER_DISPATCH && nr == NR_kill && g[REG_ECX] == SIGSYS &&
+	    g[REG_EBX] == (uint32_t)stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0)) {
+		sigsys_to_itself(g, ucontext);
 		return;
 	}
 	if (code == SYS_USER_DISPATCH && !dispatch_takes(nr, g[REG_EBX]) &&
@@ -1108,6 +1179,11 @@ static void on_sigsys(int sig, void *info, void *ucontext)
 						    (long)g[REG_ESI],
 						    (long)g[REG_EDI],
 						    (long)g[REG_EBP]);
+	if (release_waiting) {
+		release_waiting = 0;
+		sigsys_waiting = 0;
+		pass_on_sigsys(SIGSYS, waiting_info, ucontext);
+	}
 }
 
 /*
