@@ -27,8 +27,9 @@
  *	traps sigsys	its own SIGSYS handler, set, read back, raised with
  *			kill (seen in the program's context), ignored and
  *			reset; an old-style one (int, struct sigcontext) whose
- *			change to eax sigreturn restores; under dispatch and
- *			the filter
+ *			change to eax sigreturn restores; its sa_mask and
+ *			SIGSYS blocked while it runs; under dispatch and the
+ *			filter
  *	traps sigsys-default	kill(SIGSYS) with SIG_DFL: dies of it
  *	traps exec PATH [ARG]...   execve as the first call
  *	traps exec-ignoring PATH [ARG]...   SIGSYS ignored, then execve under
@@ -333,12 +334,16 @@ static int sigsys_round(void)
 	return check_brk();
 }
 
+static int sigsys_handler_mask(long pid);
+
 static int sigsys(void)
 {
 	int r;
+	long pid = sys_getpid();
 
-	if ((r = sigsys_round()) || (r = expect_seccomp(0)) ||
-	    (r = past_the_budget()) || (r = sigsys_round()))
+	if ((r = sigsys_round()) || (r = sigsys_handler_mask(pid)) ||
+	    (r = expect_seccomp(0)) || (r = past_the_budget()) ||
+	    (r = sigsys_round()) || (r = sigsys_handler_mask(pid)))
 		return r;
 	return 0;
 }
@@ -360,6 +365,39 @@ static uint32_t blocked_now(void)
 
 	sys4(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)now, 8);
 	return now[0];
+}
+
+static volatile uint32_t mask_in_handler;
+
+static void on_sigsys_mask(int sig, void *info, void *uctx)
+{
+	(void)sig, (void)info, (void)uctx;
+	mask_in_handler = blocked_now();
+}
+
+/* While the program's SIGSYS handler runs: its sa_mask and SIGSYS blocked. */
+static int sigsys_handler_mask(long pid)
+{
+	struct k_sigaction sa;
+	uint32_t usr1 = 1u << (SIGUSR1 - 1), sys = 1u << (SIGSYS - 1);
+
+	memset(&sa, 0, sizeof sa);
+	sa.handler = on_sigsys_mask;
+	sa.flags = SA_SIGINFO;
+	sa.mask[0] = usr1;
+	if (sys_rt_sigaction(SIGSYS, &sa, NULL) != 0)
+		return fail(11, "rt_sigaction(SIGSYS) with an sa_mask failed");
+	uint32_t before = blocked_now();
+	mask_in_handler = 0;
+	sys_kill(pid, SIGSYS);
+	if (mask_in_handler != (before | usr1 | sys))
+		return fail(12, "the SIGSYS handler did not run with its sa_mask and SIGSYS blocked");
+	if (blocked_now() != before)
+		return fail(12, "the mask after the SIGSYS handler is not the one before it");
+	memset(&sa, 0, sizeof sa); /* SIG_DFL */
+	if (sys_rt_sigaction(SIGSYS, &sa, NULL) != 0)
+		return fail(11, "rt_sigaction(SIGSYS) back to SIG_DFL failed");
+	return 0;
 }
 
 static int mask(void)

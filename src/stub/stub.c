@@ -798,6 +798,9 @@ static long sigsys_action(int nr, const uint32_t *g)
 	return 0;
 }
 
+#define SIG_BLOCK 0
+#define SIGSYS_BIT (1u << (SIGSYS - 1))
+
 static uint32_t prog_blocks_sigsys; /* SIGSYS_BIT if the program blocked it */
 static int sigsys_waiting;          /* sent while the program had it blocked */
 static int32_t waiting_info[32];     /* the siginfo it came with */
@@ -866,14 +869,29 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 		raise_sigsys();
 		return;
 	}
-	uint32_t flags = prog_sigsys.flags;
+	uint32_t flags = prog_sigsys.flags, was = prog_blocks_sigsys;
+	uint32_t block[2] = { prog_sigsys.mask[0] & ~SIGSYS_BIT, prog_sigsys.mask[1] };
 
 	if (flags & SA_RESETHAND)
 		prog_sigsys.handler = SIG_DFL;
+	/*
+	 * What the kernel blocks while the handler runs: its sa_mask, and
+	 * SIGSYS unless SA_NODEFER (SIGSYS in the stub's record only).  The
+	 * stub's own sigreturn puts the mask back; the record, here.
+	 */
+	if (block[0] | block[1])
+		stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, (long)block, 0, 8, 0, 0);
+	if (!(flags & SA_NODEFER) || (prog_sigsys.mask[0] & SIGSYS_BIT))
+		prog_blocks_sigsys = SIGSYS_BIT;
 	if (flags & SA_SIGINFO)
 		((void (*)(int, void *, void *))handler)(sig, info, ucontext);
 	else
 		call_old_style(handler, (uint32_t)sig, (uint32_t *)((char *)ucontext + 20));
+	prog_blocks_sigsys = was;
+	if (sigsys_waiting && !was) { /* sent while the handler ran */
+		sigsys_waiting = 0;
+		pass_on_sigsys(SIGSYS, waiting_info, ucontext);
+	}
 }
 
 /*
@@ -893,11 +911,9 @@ static void pass_on_sigsys(int sig, void *info, void *ucontext)
 #define NR_sigsuspend 72
 #define NR_sigprocmask 126
 #define NR_rt_sigsuspend 179
-#define SIG_BLOCK 0
 #define SIG_SETMASK 2
 #define BAD_HOW 0x7fffffff
 #define ENOSYS 38
-#define SIGSYS_BIT (1u << (SIGSYS - 1))
 
 static uint32_t sa_mask_sigsys[2]; /* bit sig-1: that handler's mask held SIGSYS */
 
