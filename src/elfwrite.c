@@ -587,7 +587,8 @@ static size_t gather(const struct elfw_piece *pc, size_t npc, uint64_t size,
 int elfw_write_pieces(int fd, struct elfw_piece *pc, size_t npc, uint64_t size,
 		      struct diag *d)
 {
-	qsort(pc, npc, sizeof *pc, by_offset);
+	if (npc) /* qsort's pointer must be valid even for no elements */
+		qsort(pc, npc, sizeof *pc, by_offset);
 	for (size_t i = 0; i < npc; i++)
 		if (pc[i].off + pc[i].len > (i + 1 < npc ? pc[i + 1].off : size))
 			return diag_set(d, "internal error: the ELF pieces overlap or pass its end");
