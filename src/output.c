@@ -14,11 +14,45 @@
 
 /*
  * From this size on, the input is read into pages mapped all at once
- * (MAP_POPULATE) rather than into malloc'd memory, whose every page the
- * read would fault in one by one: on a virtual machine the faults cost
- * more than the copy (64 MiB: 16384 faults).
+ * rather than into malloc'd memory, whose every page the read would
+ * fault in one by one: on a virtual machine the faults cost more than
+ * the copy (64 MiB: 16384 faults).
  */
 #define INPUT_POPULATE_MIN ((size_t)1 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/*
+ * Those pages, as transparent huge pages where the kernel gives them on
+ * request (Debian's default): copying into 4 KiB pages, a virtual
+ * machine pays a TLB miss per page, and a 64 MiB conversion took 138 ms
+ * here against 35 ms in huge pages.  The length is rounded up to whole
+ * huge pages, which the kernel then aligns.  Kernels before 5.14 cannot
+ * populate after the advice: there the pages are mapped populated.
+ */
+static unsigned char *map_input_pages(size_t size, size_t *map_len)
+{
+	size_t len = size >= HUGE_PAGE ? (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1) : size;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (len >= HUGE_PAGE)
+		(void)madvise(p, len, MADV_HUGEPAGE); /* refused: no huge pages */
+	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
+		munmap(p, len);
+		len = size;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+	}
+	*map_len = len;
+	return p;
+}
 
 int input_read(const char *path, struct input *in, struct diag *d)
 {
@@ -47,15 +81,8 @@ int input_read(const char *path, struct input *in, struct diag *d)
 		goto fail;
 	}
 	in->size = (size_t)in->st.st_size;
-	if (in->size >= INPUT_POPULATE_MIN) {
-		void *p = mmap(NULL, in->size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-		if (p != MAP_FAILED) {
-			in->buf = p;
-			in->map_len = in->size;
-		}
-	}
+	if (in->size >= INPUT_POPULATE_MIN)
+		in->buf = map_input_pages(in->size, &in->map_len);
 	if (!in->buf)
 		in->buf = malloc(in->size ? in->size : 1);
 	if (!in->buf) {

@@ -2307,6 +2307,22 @@ static void test_input_read_regular(void)
 	CHECK_U(in.map_len, 0);
 	free(pattern);
 
+	/* 2 MiB and more: whole huge pages are mapped (where the kernel can
+	 * populate after the advice, 5.14 on; else exactly the size) */
+	big = (2u << 20) + 12345;
+	pattern = malloc(big);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
+	for (size_t i = 0; i < big; i++)
+		pattern[i] = (uint8_t)(i * 7 + (i >> 16));
+	CU_ASSERT_EQUAL(write_file(f, pattern, big, 0600), 0);
+	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
+	CHECK_U(in.size, big);
+	CU_ASSERT(in.map_len == (4u << 20) || in.map_len == big);
+	CU_ASSERT(in.buf && memcmp(in.buf, pattern, big) == 0);
+	input_free(&in);
+	CU_ASSERT_PTR_NULL(in.buf);
+	free(pattern);
+
 	aoutgen_free(&g);
 	free(f);
 	free(e);
