@@ -2257,6 +2257,27 @@ static void expect_input_fail(const char *path, const char *want, unsigned line)
 }
 #define EXPECT_INPUT_FAIL(path, want) expect_input_fail((path), (want), __LINE__)
 
+/* input_read of a file of size bytes at f: mapped, map_len huge or exact */
+static void read_mapped(const char *f, size_t size, size_t huge_len)
+{
+	struct input in;
+	struct diag d = { "" };
+	uint8_t *pattern = malloc(size);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
+	for (size_t i = 0; i < size; i++)
+		pattern[i] = (uint8_t)(i * 131 + (i >> 12));
+	CU_ASSERT_EQUAL(write_file(f, pattern, size, 0600), 0);
+	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
+	CHECK_U(in.size, size);
+	CU_ASSERT(in.map_len == huge_len || in.map_len == size);
+	CU_ASSERT(in.buf && memcmp(in.buf, pattern, size) == 0);
+	input_free(&in);
+	CU_ASSERT_PTR_NULL(in.buf);
+	CHECK_U(in.map_len, 0);
+	free(pattern);
+}
+
 static void test_input_read_regular(void)
 {
 	char *dir = unit_tmpdir();
@@ -2292,36 +2313,10 @@ static void test_input_read_regular(void)
 	input_free(&in);
 
 	/* 1 MiB and more: read into pages mapped at once, freed by munmap */
-	size_t big = (1u << 20) + 4097;
-	uint8_t *pattern = malloc(big);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
-	for (size_t i = 0; i < big; i++)
-		pattern[i] = (uint8_t)(i * 131 + (i >> 12));
-	CU_ASSERT_EQUAL(write_file(f, pattern, big, 0600), 0);
-	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
-	CHECK_U(in.size, big);
-	CHECK_U(in.map_len, big);
-	CU_ASSERT(in.buf && memcmp(in.buf, pattern, big) == 0);
-	input_free(&in);
-	CU_ASSERT_PTR_NULL(in.buf);
-	CHECK_U(in.map_len, 0);
-	free(pattern);
-
+	read_mapped(f, (1u << 20) + 4097, (1u << 20) + 4097);
 	/* 2 MiB and more: whole huge pages are mapped (where the kernel can
 	 * populate after the advice, 5.14 on; else exactly the size) */
-	big = (2u << 20) + 12345;
-	pattern = malloc(big);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
-	for (size_t i = 0; i < big; i++)
-		pattern[i] = (uint8_t)(i * 7 + (i >> 16));
-	CU_ASSERT_EQUAL(write_file(f, pattern, big, 0600), 0);
-	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
-	CHECK_U(in.size, big);
-	CU_ASSERT(in.map_len == (4u << 20) || in.map_len == big);
-	CU_ASSERT(in.buf && memcmp(in.buf, pattern, big) == 0);
-	input_free(&in);
-	CU_ASSERT_PTR_NULL(in.buf);
-	free(pattern);
+	read_mapped(f, (2u << 20) + 12345, 4u << 20);
 
 	aoutgen_free(&g);
 	free(f);
