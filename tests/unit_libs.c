@@ -24,142 +24,12 @@
 #include "aoutgen.h"
 #include "convert.h"
 #include "libs.h"
+#include "libimg.h"
 #include "plan.h"
 #include "unit.h"
 
 #define PAGE 4096u
 #define PAGE_UP(x) (((uint64_t)(x) + PAGE - 1) & ~(uint64_t)(PAGE - 1))
-
-/* Where the libraries of these tests live, and their jump tables. */
-#define LIB_A 0x61000000u /* libunita.so.4 */
-#define LIB_B 0x62000000u /* libunitb.so.1 */
-#define LIB_C 0x63000000u /* libunitc.so.2 */
-#define LIB_LDSO 0x62f00000u
-#define JUMP(start) ((start) + 0x40u)
-
-#define TOOLS "gcc 2.7.2, jump table tools 2.17"
-
-/* ---- images with libentries ---- */
-
-struct img {
-	struct aoutgen g;
-	struct aout a;
-	int parsed;
-	uint32_t data_size;
-	uint32_t data_addr; /* loaded address of the first data byte */
-	uint32_t next;      /* next free data offset for strings */
-	uint32_t tools;     /* address of the tools string, 0 until written */
-};
-
-static void img_zero_data(struct img *m)
-{
-	memset(m->g.buf + m->g.data_off, 0, m->data_size);
-	m->next = m->data_size / 2; /* libentries below, strings above */
-	m->tools = 0;
-}
-
-/*
- * A program of the given magic and sizes, its data zeroed.  data_addr is
- * where the planner puts the data: N_DATADDR for QMAGIC, right behind the
- * text for the others (ZMAGIC, OMAGIC, NMAGIC are copied contiguously).
- */
-static void img_program(struct img *m, unsigned magic, uint32_t text,
-			uint32_t data)
-{
-	struct aoutgen_spec s;
-
-	memset(m, 0, sizeof *m);
-	aoutgen_default(&s, magic);
-	s.text = text;
-	s.data = data;
-	s.entry = magic == AOUT_QMAGIC ? 0x1020 : 0;
-	aoutgen_build(&s, &m->g);
-	m->data_size = data;
-	m->data_addr = magic == AOUT_QMAGIC ? (uint32_t)PAGE_UP(0x1000 + text) :
-					      text;
-	img_zero_data(m);
-}
-
-/* The default QMAGIC program: text 0x2000 at 0x1000, data 0x1000 at 0x3000. */
-static void img_qprogram(struct img *m)
-{
-	img_program(m, AOUT_QMAGIC, 0x2000, 0x1000);
-}
-
-/* A library at start (aoutgen_library) whose jump table holds version. */
-static void img_library(struct img *m, uint32_t start, uint32_t version)
-{
-	struct aoutgen_spec s;
-
-	memset(m, 0, sizeof *m);
-	aoutgen_library(&s, start);
-	aoutgen_build(&s, &m->g);
-	m->data_size = s.data;
-	m->data_addr = start + s.text;
-	img_zero_data(m);
-	aoutgen_put32(&m->g, m->g.text_off + (JUMP(start) - start), version);
-}
-
-/* A NUL-terminated string in the data; its loaded address. */
-static uint32_t img_str(struct img *m, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	uint32_t off = m->next;
-
-	aoutgen_put_bytes(&m->g, m->g.data_off + off, s, n);
-	m->next += (uint32_t)((n + 3) & ~(size_t)3);
-	return m->data_addr + off;
-}
-
-/* The four words of a libentry at data offset off. */
-static void img_entry_at(struct img *m, uint32_t off, uint32_t name,
-			 uint32_t tools, uint32_t jump, uint32_t version)
-{
-	size_t o = m->g.data_off + off;
-
-	aoutgen_put32(&m->g, o, name);
-	aoutgen_put32(&m->g, o + 4, tools);
-	aoutgen_put32(&m->g, o + 8, jump);
-	aoutgen_put32(&m->g, o + 12, version);
-}
-
-static uint32_t img_tools(struct img *m)
-{
-	if (!m->tools)
-		m->tools = img_str(m, TOOLS);
-	return m->tools;
-}
-
-/* A valid libentry in slot (16 bytes each from the start of the data). */
-static void img_need(struct img *m, unsigned slot, const char *name,
-		     uint32_t jump, uint32_t version)
-{
-	uint32_t tools = img_tools(m);
-
-	img_entry_at(m, 16 * slot, img_str(m, name), tools, jump, version);
-}
-
-static int img_parse(struct img *m, enum aout_kind kind)
-{
-	struct diag d = { "" };
-	int rc = aout_parse_kind(m->g.buf, m->g.size, kind, &m->a, &d);
-
-	if (rc) {
-		CU_FAIL("the test image does not parse");
-		fprintf(stderr, "img_parse: %s\n", d.msg);
-		return -1;
-	}
-	m->parsed = 1;
-	return 0;
-}
-
-static void img_free(struct img *m)
-{
-	if (m->parsed)
-		aout_free(&m->a);
-	aoutgen_free(&m->g);
-	memset(m, 0, sizeof *m);
-}
 
 static size_t scan(struct img *m, enum aout_kind kind, struct lib_need *out,
 		   size_t max)
@@ -167,27 +37,6 @@ static size_t scan(struct img *m, enum aout_kind kind, struct lib_need *out,
 	if (img_parse(m, kind))
 		return (size_t)-1;
 	return libs_scan(&m->a, out, max);
-}
-
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, buf, n) == (ssize_t)n;
-	return close(fd) == 0 && ok ? 0 : -1;
-}
-
-/* Writes the image as dir/name; the path, malloc'ed. */
-static char *img_write(const struct img *m, const char *dir, const char *name)
-{
-	char *path = unit_path(dir, name);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
-	CU_ASSERT_EQUAL(write_file(path, m->g.buf, m->g.size), 0);
-	return path;
 }
 
 /* The message, as diag_set would have cut it to its 256 bytes. */
@@ -821,7 +670,7 @@ static void test_libs_resolve_not_shlib(void)
 	/* an OMAGIC program under the library's name */
 	aoutgen_default(&s, AOUT_OMAGIC);
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: OMAGIC is "
@@ -833,7 +682,7 @@ static void test_libs_resolve_not_shlib(void)
 	CHECK_MSG(&d, want);
 
 	/* an ELF file */
-	CU_ASSERT_EQUAL(write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16), 0);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: already an "
 				 "ELF file, not an a.out executable", path, NULL));
@@ -842,7 +691,7 @@ static void test_libs_resolve_not_shlib(void)
 	aoutgen_default(&s, AOUT_ZMAGIC);
 	s.entry = LIB_A + 0x20;
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: ZMAGIC "
