@@ -297,6 +297,7 @@ struct writer {
 	char shstr[256 + STUB_MAX_LIBS * (STUB_LIB_NAME + 8)];
 	size_t shstrlen;
 	uint32_t next_off; /* for the sections that are not loaded */
+	int err;           /* libelf's error where add_section failed */
 };
 
 static unsigned add_section(struct writer *w, const char *name, uint32_t type,
@@ -304,11 +305,24 @@ static unsigned add_section(struct writer *w, const char *name, uint32_t type,
 			    const void *buf, size_t size, Elf_Type dtype,
 			    uint32_t align, uint32_t entsize)
 {
-	Elf_Scn *s = elf_newscn(w->e);
-	Elf32_Shdr *sh = s ? elf32_getshdr(s) : NULL;
-	Elf_Data *dd = s ? elf_newdata(s) : NULL;
+	Elf32_Shdr *sh = NULL;
+	Elf_Data *dd = NULL;
 	size_t n = strlen(name) + 1;
 
+	/*
+	 * Out of memory for the section header, elf_newscn (elfutils 0.188)
+	 * still returns the section, without one: only the error it sets
+	 * tells, and elf32_getshdr of that section would crash.
+	 */
+	(void)elf_errno();
+	Elf_Scn *s = elf_newscn(w->e);
+
+	w->err = elf_errno();
+	if (s && !w->err) {
+		sh = elf32_getshdr(s);
+		dd = sh ? elf_newdata(s) : NULL;
+		w->err = elf_errno();
+	}
 	if (!sh || !dd)
 		return 0;
 	dd->d_buf = (void *)buf;
@@ -343,6 +357,14 @@ static Elf32_Shdr *shdr(struct writer *w, unsigned idx)
 static int elf_failed(struct diag *d, const char *what)
 {
 	return diag_set(d, "libelf: %s: %s", what, elf_errmsg(-1));
+}
+
+/* The same where add_section failed (it took the error from libelf). */
+static int section_failed(const struct writer *w, struct diag *d,
+			  const char *what)
+{
+	return diag_set(d, "libelf: %s: %s", what,
+			elf_errmsg(w->err ? w->err : -1));
 }
 
 /* The a.out parts, at their real addresses, pointing into the staged bytes. */
@@ -398,9 +420,11 @@ static int add_symbol_sections(struct writer *w, const struct aout *a,
 		unsigned symtab = add_section(w, ".symtab", SHT_SYMTAB, 0, 0, 0,
 					      y->sym, y->nsym * sizeof(Elf32_Sym),
 					      ELF_T_SYM, 4, sizeof(Elf32_Sym));
-		unsigned strtab = add_section(w, ".strtab", SHT_STRTAB, 0, 0, 0,
-					      y->str, y->strlen, ELF_T_BYTE, 1, 0);
-		if (!symtab || !strtab)
+		unsigned strtab = symtab ? add_section(w, ".strtab", SHT_STRTAB, 0,
+						       0, 0, y->str, y->strlen,
+						       ELF_T_BYTE, 1, 0) :
+					   0;
+		if (!strtab) /* w->err is the failed call's */
 			return -1;
 		shdr(w, symtab)->sh_link = strtab;
 		shdr(w, symtab)->sh_info = (Elf32_Word)y->nlocal;
@@ -409,10 +433,12 @@ static int add_symbol_sections(struct writer *w, const struct aout *a,
 		unsigned stab = add_section(w, ".stab", SHT_PROGBITS, 0, 0, 0,
 					    y->stab, y->nstab * AOUT_NLIST_SIZE,
 					    ELF_T_BYTE, 4, AOUT_NLIST_SIZE);
-		unsigned stabstr = add_section(w, ".stabstr", SHT_STRTAB, 0, 0, 0,
-					       a->buf + a->str_off, a->str_size,
-					       ELF_T_BYTE, 1, 0);
-		if (!stab || !stabstr)
+		unsigned stabstr = stab ? add_section(w, ".stabstr", SHT_STRTAB, 0,
+						      0, 0, a->buf + a->str_off,
+						      a->str_size, ELF_T_BYTE, 1,
+						      0) :
+					  0;
+		if (!stabstr)
 			return -1;
 		shdr(w, stab)->sh_link = stabstr;
 	}
@@ -769,7 +795,7 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	    !add_section(&w, ".aout2elf.bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
 			 STUB_BSS, l.end, NULL, l.stub_bss_size, ELF_T_BYTE, 16,
 			 0)) {
-		elf_failed(d, "adding the a.out sections");
+		section_failed(&w, d, "adding the a.out sections");
 		goto out;
 	}
 	for (size_t i = 0; i < p->nlibs; i++) {
@@ -784,20 +810,20 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 				 l.region[p->nregions + i].stage,
 				 l.region[p->nregions + i].page_off, pl->bytes,
 				 pl->filesz, ELF_T_BYTE, STUB_PAGE, 0)) {
-			elf_failed(d, "adding a library");
+			section_failed(&w, d, "adding a library");
 			goto out;
 		}
 	}
 	if (build_symbols(a, &sec, &y, d))
 		goto out;
 	if (add_symbol_sections(&w, a, &y)) {
-		elf_failed(d, "adding the symbol table");
+		section_failed(&w, d, "adding the symbol table");
 		goto out;
 	}
 	unsigned shstrndx = add_section(&w, ".shstrtab", SHT_STRTAB, 0, 0, 0,
 					w.shstr, 0, ELF_T_BYTE, 1, 0);
 	if (!shstrndx) {
-		elf_failed(d, "adding .shstrtab");
+		section_failed(&w, d, "adding .shstrtab");
 		goto out;
 	}
 	/* Its own name was added by add_section, so size it afterwards. */
