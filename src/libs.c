@@ -1,6 +1,8 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "libs.h"
 
@@ -133,6 +135,21 @@ void libs_free(struct libset *set)
 	set->n = 0;
 }
 
+/*
+ * After input_read failed (see output.h): whether the search looks in the
+ * next folder.  As the stub's search at run time: on past a file that
+ * cannot be opened, or is not a regular file (a folder of that name is not
+ * the library), but not when the process or the system is out of
+ * something (the next folder would fail alike) nor past a file that was
+ * opened and could not be read.
+ */
+static int search_goes_on(int err, const struct stat *st)
+{
+	if (err)
+		return err != EMFILE && err != ENFILE && err != ENOMEM;
+	return !S_ISREG(st->st_mode);
+}
+
 /* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
 static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 		    struct lib *l, struct diag *d)
@@ -175,6 +192,12 @@ static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 		}
 		snprintf(path, n, "%s/%s", dir, name);
 		if (input_read(path, &l->in, &why)) {
+			if (!search_goes_on(errno, &l->in.st)) {
+				diag_set(d, "%s: %s", path, why.msg);
+				free(path);
+				rc = -1;
+				break;
+			}
 			free(path);
 			continue;
 		}

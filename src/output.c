@@ -61,8 +61,13 @@ int input_read(const char *path, struct input *in, struct diag *d)
 	memset(in, 0, sizeof *in);
 	/* O_NONBLOCK: a FIFO given as input must not hang the converter. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return diag_set(d, "%s", strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+
+		diag_set(d, "%s", strerror(e));
+		errno = e;
+		return -1;
+	}
 	if (fstat(fd, &in->st) < 0) {
 		diag_set(d, "%s", strerror(errno));
 		goto fail;
@@ -110,6 +115,7 @@ int input_read(const char *path, struct input *in, struct diag *d)
 fail:
 	close(fd);
 	input_free(in);
+	errno = 0; /* opened: see output.h */
 	return -1;
 }
 

@@ -20,6 +20,12 @@ struct input {
 	size_t map_len; /* buf is mapped (munmap), not malloc'd, when > 0 */
 };
 
+/*
+ * Reads the file whole; -1 with *d on failure.  errno then is why the
+ * file could not be opened, or 0 if it was opened, and in->st is what it
+ * was (a library search goes on past a file that is not there or is no
+ * regular file, but not past one it cannot read).
+ */
 int input_read(const char *path, struct input *in, struct diag *d);
 void input_free(struct input *in);
 

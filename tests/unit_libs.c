@@ -11,10 +11,12 @@
  * void *jump_table; long version; }, version = major << 16 | minor.
  * A library's own version is the first word of its jump table.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -764,6 +766,55 @@ out:
 	unit_rmtree(dir);
 }
 
+/*
+ * Out of file descriptors: the search ends with the error, even where a
+ * missing library is allowed, instead of looking in the next folder
+ * (which would fail alike) and calling the library not found.
+ */
+static void test_libs_resolve_out_of_descriptors(void)
+{
+	static const char *const names[] = { "libunita.so.4" };
+	static const uint32_t jumps[] = { JUMP(LIB_A) };
+	static const uint32_t versions[] = { 0x402be };
+	char *dir = unit_tmpdir();
+	struct img lib, prog;
+	struct libset set;
+	struct diag d = { "" };
+	struct rlimit old, low;
+	char want[512];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	img_library(&lib, LIB_A, 0x402be);
+	char *path = img_write(&lib, dir, "libunita.so.4");
+	const char *dirs[] = { dir };
+	int lowest = dup(0); /* the lowest free descriptor */
+
+	CU_ASSERT_FATAL(lowest >= 0 && getrlimit(RLIMIT_NOFILE, &old) == 0);
+	close(lowest);
+	if (prog_needing(&prog, names, jumps, versions, 1) == 0) {
+		low = old;
+		low.rlim_cur = (rlim_t)lowest;
+		for (int missing_ok = 0; missing_ok < 2; missing_ok++) {
+			int set_low = setrlimit(RLIMIT_NOFILE, &low);
+			int rc = resolve(&prog, dirs, 1, missing_ok, &set, &d);
+
+			setrlimit(RLIMIT_NOFILE, &old);
+			CU_ASSERT_EQUAL(set_low, 0);
+			CU_ASSERT_EQUAL(rc, -1);
+			snprintf(want, sizeof want, "%s: %s", path, strerror(EMFILE));
+			CHECK_MSG(&d, want);
+		}
+		/* with descriptors again, it is found */
+		CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), 0);
+		CHECK_U(set.n, 1);
+		libs_free(&set);
+	}
+	img_free(&prog);
+	img_free(&lib);
+	free(path);
+	unit_rmtree(dir);
+}
+
 static void test_libs_resolve_overlaps(void)
 {
 	static const char *const names[] = { "libunita.so.4", "libunitb.so.1" };
@@ -1405,6 +1456,7 @@ int unit_libs_register(void)
 		UNIT_TEST(test_libs_resolve_version_errors),
 		UNIT_TEST(test_libs_resolve_not_shlib),
 		UNIT_TEST(test_libs_resolve_not_found),
+		UNIT_TEST(test_libs_resolve_out_of_descriptors),
 		UNIT_TEST(test_libs_resolve_overlaps),
 		UNIT_TEST(test_libs_resolve_beyond_limit),
 		UNIT_TEST(test_conv_shared_library),
