@@ -70,7 +70,11 @@ const char *conv_status_name(enum conv_status s)
 	return names[s];
 }
 
-/* Read once per process: a batch converts thousands of files. */
+/*
+ * Read once per process (a batch converts thousands of files), or 0 when
+ * it cannot be read, then tried again next time: a failure for want of
+ * memory must not silence the warning for the rest of a batch.
+ */
 static unsigned long mmap_min_addr(void)
 {
 	static int known;
@@ -79,14 +83,12 @@ static unsigned long mmap_min_addr(void)
 
 	if (known)
 		return v;
-	known = 1;
 	f = fopen("/proc/sys/vm/mmap_min_addr", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	if (!f)
+		return 0;
+	known = fscanf(f, "%lu", &v) == 1;
+	fclose(f);
+	return known ? v : 0;
 }
 
 static void describe(const struct conv_job *j, struct conv_result *r)
