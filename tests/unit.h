@@ -30,6 +30,7 @@ int unit_plan_register(void);
 int unit_writer_register(void);
 int unit_libs_register(void);
 int unit_batch_register(void);
+int unit_oom_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have
