@@ -1776,6 +1776,41 @@ static void test_write_stabs_only(void)
 	convert_and_check(&s, 0, SYMS_STABS_ONLY);
 }
 
+/*
+ * More stabs than the header entry's 16-bit n_desc can count: it says
+ * 0xffff, and the section still holds every one (gdb goes by its size).
+ */
+static void test_write_many_stabs(void)
+{
+	enum { NSTABS = 70000 };
+	struct aoutgen_sym *syms = calloc(NSTABS, sizeof *syms);
+	struct aoutgen_spec s;
+	struct conv c;
+	struct readback r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(syms);
+	for (size_t i = 0; i < NSTABS; i++) /* N_SLINE: line i at 0x1000 + i */
+		syms[i] = (struct aoutgen_sym){ NULL, 0x44, 0, (uint16_t)i,
+						0x1000 + (uint32_t)i % 0x2000 };
+	aoutgen_default(&s, AOUT_QMAGIC);
+	s.syms = syms;
+	s.nsyms = NSTABS;
+	if (conv_run(&c, &s, 0, SYMS_NONE) == 0 && rb_open(&c, &r) == 0) {
+		GElf_Shdr sh = rb_shdr(&r, ".stab");
+		const uint8_t *b = file_bytes(&c, sh.sh_offset, 24);
+
+		CHECK_U(sh.sh_size, 12u * (NSTABS + 1));
+		CU_ASSERT_PTR_NOT_NULL(b);
+		if (b) {
+			CHECK_U(b[6] | b[7] << 8, 0xffff);
+			CHECK_U(b[12 + 4], 0x44); /* the first stab follows */
+		}
+		rb_close(&r);
+	}
+	conv_free(&c);
+	free(syms);
+}
+
 /* No data, no bss: no .data/.bss, and N_DATA/N_BSS symbols become absolute. */
 static void test_write_text_only(void)
 {
@@ -2825,6 +2860,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_write_noexec_every_magic),
 		UNIT_TEST(test_write_stripped),
 		UNIT_TEST(test_write_stabs_only),
+		UNIT_TEST(test_write_many_stabs),
 		UNIT_TEST(test_write_text_only),
 		UNIT_TEST(test_write_odd_sizes),
 		UNIT_TEST(test_write_embedded_libs),
