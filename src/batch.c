@@ -633,21 +633,57 @@ int batch_report_clobbers(const char *path)
 	return clobbers;
 }
 
-static int write_report(const char *path, const struct batch *bt)
+/* All of buf to fd; 0, or an errno. */
+static int write_all(int fd, const char *buf, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	int rc;
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
 
-	if (!f) {
-		fprintf(stderr, "aout2elf: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	rc = batch_write_report(f, bt->e, bt->n);
-	if (fclose(f) || rc) {
-		fprintf(stderr, "aout2elf: %s: %s\n", path, strerror(errno));
-		return -1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		buf += n;
+		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Made in memory, then written as the outputs are (output.c): a report
+ * that cannot be written whole (a full disk) leaves the one a previous
+ * run wrote as it was, not a truncated one.
+ */
+static int write_report(const char *path, const struct batch *bt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	struct stat no_input = { .st_ino = 0 }; /* the report replaces no input */
+	struct output out;
+	struct diag d;
+	int made = m != NULL, rc = -1;
+
+	if (m) {
+		made = batch_write_report(m, bt->e, bt->n) == 0;
+		made &= fclose(m) == 0;
+	}
+	if (!made) {
+		diag_set(&d, "out of memory");
+	} else if (output_open(path, &no_input, 1, &out, &d) == 0) {
+		int e = write_all(out.fd, text, len);
+
+		if (e) {
+			output_abort(&out);
+			diag_set(&d, "%s", strerror(e));
+		} else {
+			rc = output_commit(&out, 0666 & ~bt->o->umask_bits, &d);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "aout2elf: %s: %s\n", path, d.msg);
+	free(text);
+	return rc;
 }
 
 int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b,

@@ -180,6 +180,16 @@ if is_root && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/ful
 	run_capture "$tmp/nospc" "$AOUT2ELF" "$tmp/big.aout" "$tmp/full/big.elf"
 	check "no space left: exit 1 and the reason" sh -c "test \$(cat '$tmp/nospc.rc') = 1 && grep -qx 'aout2elf: $tmp/full/big.elf: write error: No space left on device' '$tmp/nospc.err'"
 	check "no space left: nothing left behind" test -z "$(ls -A "$tmp/full")"
+	# a batch report that no longer fits: the last one stays as it was
+	printf '[\n]\n' >"$tmp/full/report.json"
+	cp "$tmp/full/report.json" "$tmp/last-report.json"
+	dd if=/dev/zero of="$tmp/full/filler" bs=4k 2>/dev/null
+	mkdir "$tmp/many"
+	for i in $(seq 10 49); do cp "$hello" "$tmp/many/program-$i"; done
+	run_capture "$tmp/repfull" "$AOUT2ELF" -q -j 1 -O "$tmp/manyout" --report "$tmp/full/report.json" "$tmp/many"/program-*
+	check "a report on a full disk: exit 1 and the reason" sh -c "test \$(cat '$tmp/repfull.rc') = 1 && grep -qx 'aout2elf: $tmp/full/report.json: No space left on device' '$tmp/repfull.err'"
+	check "a report on a full disk: the last report intact, no temporary file" sh -c "cmp -s '$tmp/full/report.json' '$tmp/last-report.json' && test \"\$(ls -A '$tmp/full' | tr '\n' ' ')\" = 'filler report.json '"
+	check "a report on a full disk: the programs converted all the same" test "$(ls "$tmp/manyout" | wc -l)" = 40
 	umount "$tmp/full"
 else
 	skip "needs root to mount a small tmpfs"
