@@ -101,6 +101,8 @@ static int walk(struct batch *bt, const char *in, const char *out)
 	struct dirent **names;
 	int n = scandir(in, &names, NULL, by_name), rc = 0;
 
+	if (n < 0 && errno == ENOMEM)
+		return -1;
 	if (n < 0) /* unreadable folder: one failed entry that says so */
 		return add_entry(bt, strdup(in), strdup(out));
 	for (int i = 0; i < n; i++) {

@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include <CUnit/CUnit.h>
 
 #include "aoutgen.h"
+#include "batch.h"
 #include "convert.h"
 #include "info.h"
 #include "libimg.h"
@@ -152,6 +154,7 @@ struct oom_files {
 	char *dyn;      /* QMAGIC needing libunita.so.4 and libunitb.so.1 */
 	char *dyn_miss; /* QMAGIC needing libunita.so.4 and libunitz.so.9 (absent) */
 	char *lib_a, *lib_b;
+	char *tree;     /* copies of stat_q, stat_z and dyn, for a batch */
 };
 
 static struct oom_files files;
@@ -204,6 +207,21 @@ static char *write_library(uint32_t start, uint32_t version, const char *name)
 	return path;
 }
 
+/* The whole file, malloc'ed (not counted: read while disarmed). */
+static uint8_t *slurp(const char *path, size_t *size);
+
+static int copy_into_tree(const char *from, const char *name)
+{
+	size_t n = 0;
+	uint8_t *buf = slurp(from, &n);
+	char *to = unit_path(files.tree, name);
+	int rc = buf && to ? unit_write_file(to, buf, n) : -1;
+
+	free(buf);
+	free(to);
+	return rc;
+}
+
 static int oom_init(void)
 {
 	static const struct aoutgen_sym syms[] = {
@@ -232,6 +250,12 @@ static int oom_init(void)
 	files.dyn = write_dynamic("dynamic", "libunitb.so.1", JUMP(LIB_B));
 	files.dyn_miss = write_dynamic("dynamic-missing", "libunitz.so.9",
 				       JUMP(LIB_C));
+	files.tree = unit_path(files.dir, "tree");
+	if (!files.tree || mkdir(files.tree, 0755) ||
+	    copy_into_tree(files.stat_q, "static-q") ||
+	    copy_into_tree(files.stat_z, "static-z") ||
+	    copy_into_tree(files.dyn, "dynamic"))
+		return -1;
 	return files.stat_q && files.stat_z && files.lib_a && files.lib_b &&
 			       files.dyn && files.dyn_miss ?
 		       0 :
@@ -246,6 +270,7 @@ static int oom_cleanup(void)
 	free(files.lib_b);
 	free(files.dyn);
 	free(files.dyn_miss);
+	free(files.tree);
 	unit_rmtree(files.dir);
 	unit_rmtree(files.out_dir);
 	memset(&files, 0, sizeof files);
@@ -254,7 +279,6 @@ static int oom_cleanup(void)
 
 /* ---- the runs ---- */
 
-/* The whole file, malloc'ed (not counted: read while disarmed). */
 static uint8_t *slurp(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -447,6 +471,140 @@ static void test_oom_info(void)
 	fclose(f);
 }
 
+/* ---- a batch ---- */
+
+static const char *const batch_outputs[] = { "static-q", "static-z", "dynamic" };
+#define NBATCH (sizeof batch_outputs / sizeof batch_outputs[0])
+
+struct batch_files {
+	char *outdir, *report, *err;
+	uint8_t *ref[NBATCH + 1]; /* the outputs, then the report */
+	size_t ref_size[NBATCH + 1];
+};
+
+static const char *batch_file(const struct batch_files *b, size_t i, char *buf,
+			      size_t cap)
+{
+	if (i == NBATCH)
+		return b->report;
+	snprintf(buf, cap, "%s/%s", b->outdir, batch_outputs[i]);
+	return buf;
+}
+
+/* -O outdir -r -j 1 -q --report, tree; its standard error into b->err. */
+static int batch_once(const struct batch_files *b, long fail_at)
+{
+	char *inputs[] = { files.tree };
+	struct batch_options bo = { .outdir = b->outdir, .recursive = 1,
+				    .jobs = 1, .report = b->report, .quiet = 1 };
+	struct conv_options o;
+	int err = open(b->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int saved = dup(2), rc;
+
+	memset(&o, 0, sizeof o);
+	o.libdirs[0] = files.dir;
+	o.nlibdirs = 1;
+	CU_ASSERT_FATAL(err >= 0 && saved >= 0);
+	dup2(err, 2);
+	arm(fail_at);
+	rc = batch_run(inputs, 1, &bo, &o);
+	disarm();
+	dup2(saved, 2);
+	close(saved);
+	close(err);
+	return rc;
+}
+
+/* Removes the output folder and the report. */
+static void batch_clear(const struct batch_files *b)
+{
+	if (access(b->outdir, F_OK) == 0)
+		unit_rmtree(strdup(b->outdir));
+	unlink(b->report);
+}
+
+static int file_has(const char *path, const char *text)
+{
+	size_t n = 0;
+	uint8_t *buf = slurp(path, &n);
+	int has = buf && memmem(buf, n, text, strlen(text)) != NULL;
+
+	free(buf);
+	return has;
+}
+
+/*
+ * A batch over a folder (-r) with a report, in this process (-j 1): each
+ * failing run exits 1 and says why on standard error, and what it leaves
+ * is whole: every output there is byte for byte an undisturbed run's,
+ * with no temporary file beside it, and the report, if written, a whole
+ * JSON array.
+ */
+static void test_oom_batch(void)
+{
+	struct batch_files b = { 0 };
+	char path[4096];
+	long total, clean = 0;
+
+	b.outdir = unit_path(files.out_dir, "batch");
+	b.report = unit_path(files.out_dir, "report.json");
+	b.err = unit_path(files.dir, "batch.err");
+	CU_ASSERT_FATAL(b.outdir && b.report && b.err);
+	for (int i = 0; i < 2; i++) { /* the first run warms glibc up */
+		batch_clear(&b);
+		CU_ASSERT_EQUAL_FATAL(batch_once(&b, -1), 0);
+	}
+	CU_ASSERT_EQUAL(fa.live, 0);
+	total = fa.calls;
+	for (size_t i = 0; i <= NBATCH; i++) {
+		b.ref[i] = slurp(batch_file(&b, i, path, sizeof path), &b.ref_size[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b.ref[i]);
+	}
+	for (long n = 0; n < total + 5; n++) {
+		batch_clear(&b);
+		int rc = batch_once(&b, n);
+		int whole = 1, entries = unit_count_entries(b.outdir);
+
+		CU_ASSERT_EQUAL(fa.live, 0);
+		for (size_t i = 0; i < NBATCH; i++) {
+			size_t size = 0;
+			uint8_t *got = slurp(batch_file(&b, i, path, sizeof path), &size);
+
+			if (got && (size != b.ref_size[i] || memcmp(got, b.ref[i], size)))
+				whole = 0;
+			entries -= got != NULL;
+			free(got);
+		}
+		CU_ASSERT(whole);
+		CU_ASSERT(entries <= 0); /* nothing but the outputs */
+		if (!fa.failed) {
+			CU_ASSERT_EQUAL(rc, 0);
+			CU_ASSERT(n >= total);
+			break;
+		}
+		if (rc == 0)
+			continue; /* survived: the outputs were checked above */
+		clean++;
+		CU_ASSERT_EQUAL(rc, 1);
+		CU_ASSERT(file_has(b.err, "memory"));
+		size_t size = 0;
+		uint8_t *rep = slurp(b.report, &size);
+
+		CU_ASSERT(!rep || (size >= 2 && rep[0] == '[' &&
+				   memcmp(rep + size - 2, "]\n", 2) == 0));
+		free(rep);
+	}
+	fprintf(stderr, "(%ld allocations, each failed in turn: %ld runs failed "
+			"cleanly) ", total, clean);
+	CU_ASSERT(clean > 10);
+	batch_clear(&b);
+	for (size_t i = 0; i <= NBATCH; i++)
+		free(b.ref[i]);
+	free(b.outdir);
+	free(b.report);
+	free(b.err);
+}
+
 /* The counter itself: a failure it injects is seen, and frees balance. */
 static void test_oom_counter(void)
 {
@@ -483,6 +641,7 @@ int unit_oom_register(void)
 		UNIT_TEST(test_oom_dynamic_embedded),
 		UNIT_TEST(test_oom_dynamic_missing_not_embedded),
 		UNIT_TEST(test_oom_info),
+		UNIT_TEST(test_oom_batch),
 		UNIT_END,
 	};
 	return unit_add_suite("out of memory", oom_init, oom_cleanup, tests);
