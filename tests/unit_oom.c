@@ -333,6 +333,7 @@ static long convert_failing_each(const struct oom_case *c)
 	size_t ref_size = 0, size = 0;
 	uint8_t *ref = NULL;
 	long clean = 0;
+	int ended = 0; /* a run got past the last allocation */
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	/* twice undisturbed: the first run makes glibc's one-time allocations */
@@ -359,6 +360,7 @@ static long convert_failing_each(const struct oom_case *c)
 			CU_ASSERT_EQUAL(rc, 0);
 			CU_ASSERT(n >= total);
 			unlink(out);
+			ended = 1;
 			break;
 		}
 		if (fa.live != 0 || (rc == 0 && entries != 1) ||
@@ -383,6 +385,7 @@ static long convert_failing_each(const struct oom_case *c)
 			CU_ASSERT_EQUAL(entries, 0);
 		}
 	}
+	CU_ASSERT(ended);
 	fprintf(stderr, "(%s: %ld allocations, each failed in turn: %ld runs "
 			"failed cleanly) ", c->what, total, clean);
 	free(ref);
@@ -464,8 +467,10 @@ static void test_oom_info(void)
 		CU_ASSERT_EQUAL(rc, -1);
 		CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "memory"));
 		CU_ASSERT_EQUAL(ftell(f), at);
-		if (n > total + 5)
+		if (n > total + 5) {
+			CU_FAIL("the runs never got past the last allocation");
 			break;
+		}
 	}
 	CU_ASSERT(total > 5);
 	fclose(f);
@@ -545,6 +550,7 @@ static void test_oom_batch(void)
 	struct batch_files b = { 0 };
 	char path[4096];
 	long total, clean = 0;
+	int ended = 0;
 
 	b.outdir = unit_path(files.out_dir, "batch");
 	b.report = unit_path(files.out_dir, "report.json");
@@ -580,6 +586,7 @@ static void test_oom_batch(void)
 		if (!fa.failed) {
 			CU_ASSERT_EQUAL(rc, 0);
 			CU_ASSERT(n >= total);
+			ended = 1;
 			break;
 		}
 		if (rc == 0)
@@ -597,6 +604,7 @@ static void test_oom_batch(void)
 	fprintf(stderr, "(%ld allocations, each failed in turn: %ld runs failed "
 			"cleanly) ", total, clean);
 	CU_ASSERT(clean > 10);
+	CU_ASSERT(ended);
 	batch_clear(&b);
 	for (size_t i = 0; i <= NBATCH; i++)
 		free(b.ref[i]);
