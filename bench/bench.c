@@ -23,7 +23,8 @@
  * The measurements:
  *
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
- *     kind converted (times, and the page faults of a run, counted); the
+ *     kind converted (times, and the page faults of a run, counted), and
+ *     the native one making the address-space changes the stub makes; the
  *     dyn fixture (and pwd.exe and gforth from the corpus) with the
  *     libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
@@ -642,8 +643,8 @@ static void bench_syscall(void)
 static void bench_startup(void)
 {
 	char *why = NULL;
-	struct variant v[7] = { { 0 } };
-	int ok[7] = { 0 }, nv = 0;
+	struct variant v[8] = { { 0 } };
+	int ok[8] = { 0 }, nv = 0;
 	char *native_small = prog("benchprog-native-small");
 	char *native_data = prog("benchprog-native-bigdata");
 
@@ -667,10 +668,13 @@ static void bench_startup(void)
 		v[nv].name = "bigdata-qmagic";
 		v[nv++].cmd = cmd_of(e, NULL);
 	}
+	/* the native program making the stub's address-space changes */
+	v[nv].name = "native-moves";
+	v[nv++].cmd = cmd_of(native_small, "moves", "2", NULL);
 	/* Only what runs here is timed: ZMAGIC, NMAGIC and OMAGIC need page 0. */
-	char *whynot[7] = { 0 };
-	struct variant run[7];
-	int idx[7], nrun = 0;
+	char *whynot[8] = { 0 };
+	struct variant run[8];
+	int idx[8], nrun = 0;
 	for (int i = 0; i < nv; i++) {
 		ok[i] = works(v[i].cmd.v, NULL, &whynot[i]);
 		if (ok[i]) {
@@ -696,6 +700,29 @@ static void bench_startup(void)
 			  med(&run[idx[5]]), 1.10, rounds);
 	else
 		skip_row("qmagic 64K data (brk by prctl) / native", whynot[6]);
+	/*
+	 * What the machine charges for the stub's moves where brk is set by
+	 * prctl (mremap of text, of data, mmap of bss; one mremap fewer on
+	 * Linux 6.17 and later), against the whole difference.
+	 */
+	if (ok[7]) {
+		double moves = med(&run[idx[7]]);
+		struct row *r;
+
+		ratio_row("native + mmap, 2 mremap (the stub's) / native", moves, nat, 0,
+			  rounds);
+		r = add_row("  what those 3 calls cost");
+		r->a = xasprintf("%+.1f us", (moves - nat) * 1e6);
+		r->runs = xasprintf("%d", rounds);
+		if (ok[6]) {
+			r = add_row("  qmagic 64K data: converted - native");
+			r->a = xasprintf("%+.1f us",
+					 (med(&run[idx[6]]) - med(&run[idx[5]])) * 1e6);
+			r->runs = xasprintf("%d", rounds);
+		}
+	} else {
+		skip_row("native + mmap, 2 mremap (the stub's) / native", whynot[7]);
+	}
 	/* what the times above are made of, counted: the same on every run */
 	for (int k = 0; k < 4; k++)
 		if (ok[1 + k])

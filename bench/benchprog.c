@@ -16,6 +16,9 @@
  *	                          shrinks it again, one brk call per page
  *	                          (32 brk calls a round, 1 + 32 N in all);
  *	                          exits 0 when every brk did what it should
+ *	benchprog moves N         maps a page and moves it N times with
+ *	                          mremap, none of it touched: what address-
+ *	                          space changes like the stub's cost here
  *	benchprog pause           reads every page of TEXT_TABLE (16 KiB of
  *	                          read-only data in the text) and of the data,
  *	                          writes "R" on stdout and waits for EOF on
@@ -39,7 +42,7 @@
  * (in the a.out frame [esp+4] is esp+12), so the code is the same in both.
  *
  * Exit status: 0 done; 2 a brk that grew the heap failed, 3 one that shrank
- * it, 4 bad arguments, 5 the tables read back wrong.
+ * it, 4 bad arguments, 5 the tables read back wrong, 6 a map or move failed.
  */
 #include "fixture.h"
 
@@ -109,6 +112,31 @@ static int heap(uint32_t rounds)
 	return 0;
 }
 
+#define SYS_old_mmap 90
+#define SYS_mremap 163
+#define MOVES_AT 0x50000000u /* far from the program, the stack and the vDSO */
+
+static int moves(uint32_t n)
+{
+	/* old_mmap: addr, len, PROT_READ|WRITE, MAP_PRIVATE|ANONYMOUS|FIXED, fd, off */
+	uint32_t args[6] = { MOVES_AT, PAGE, 3, 0x32, (uint32_t)-1, 0 };
+	uint32_t at = MOVES_AT;
+
+	if ((uint32_t)sys1(SYS_old_mmap, (long)args) != at)
+		return 6;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t to = MOVES_AT + (i % 64) * 0x100000u;
+
+		if (to == at)
+			to += PAGE;
+		/* MREMAP_MAYMOVE | MREMAP_FIXED */
+		if ((uint32_t)sys5(SYS_mremap, (long)at, PAGE, PAGE, 3, (long)to) != to)
+			return 6;
+		at = to;
+	}
+	return 0;
+}
+
 static int pause_for_driver(void)
 {
 	uint32_t sum = 0;
@@ -138,5 +166,7 @@ int fixture_main(uint32_t *entry_sp)
 		return heap(n);
 	if (fx_streq(argv[1], "pause") && argc == 2)
 		return pause_for_driver();
+	if (fx_streq(argv[1], "moves") && argc == 3 && parse_u32(argv[2], &n) == 0)
+		return moves(n);
 	return 4;
 }

@@ -117,6 +117,16 @@ static inline long sys4(long n, long a, long b, long c, long d)
 	return r;
 }
 
+static inline long sys5(long n, long a, long b, long c, long d, long e)
+{
+	long r;
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "0"(n), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+			 : "memory");
+	return r;
+}
+
 static inline __attribute__((noreturn)) void sys_exit(int status)
 {
 	for (;;)
