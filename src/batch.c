@@ -272,6 +272,9 @@ static int is_converted(const char *path)
 	return yes;
 }
 
+/* Files above this size are peeked at before being read (convert_into). */
+#define PEEK_FIRST_ABOVE (256 * 1024)
+
 /* The first bytes of path, enough for looks_like_aout; 0 on success. */
 static int peek_header(const char *path, struct input *in)
 {
@@ -365,6 +368,22 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 			set_status(r, CONV_UP_TO_DATE, "");
 		input_free(&input);
 		return;
+	}
+	/*
+	 * A large file is judged by its first bytes before it is read whole:
+	 * an archive may hold gigabytes that are no a.out (a disk image too
+	 * large for one was even reported as a failed conversion).
+	 */
+	if (in.st_size > PEEK_FIRST_ABOVE) {
+		if (peek_header(e->input, &input) != 0) {
+			set_status(r, CONV_FAILED, strerror(errno));
+			return;
+		}
+		int maybe = looks_like_aout(&input, r);
+
+		input_free(&input);
+		if (!maybe)
+			return;
 	}
 	if (input_read(e->input, &input, &d)) {
 		set_status(r, CONV_FAILED, d.msg);

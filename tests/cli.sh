@@ -87,6 +87,16 @@ fi
 check "neither is written under -O" test ! -e "$tmp/out/lib/libtiny.so.1" -a ! -e "$tmp/out/lib/fifo"
 check "report: one object per file" test "$(grep -c '"input"' "$tmp/r1.json")" = $((7 + nfifo))
 check "report: a JSON array" sh -c "head -1 '$tmp/r1.json' | grep -qx '\[' && tail -1 '$tmp/r1.json' | grep -qx '\]'"
+# large files are judged by their header first: a 3 GiB disk image is
+# skipped (it was a failure, "too large"), a padded a.out still converts
+mkdir -p "$tmp/bigarch"
+truncate -s 3G "$tmp/bigarch/disk.img"
+cp "$hello" "$tmp/bigarch/padded"
+truncate -s 300K "$tmp/bigarch/padded"
+run_capture "$tmp/bigb" "$AOUT2ELF" -r -O "$tmp/bigout" --report "$tmp/bigr.json" "$tmp/bigarch"
+check "a 3 GiB file that is no a.out: skipped, exit 0" sh -c "test \$(cat '$tmp/bigb.rc') = 0 && grep -qF '\"input\": \"$tmp/bigarch/disk.img\", \"output\": \"$tmp/bigout/disk.img\", \"status\": \"skipped\"' '$tmp/bigr.json'"
+check "a padded a.out above the peek size: converted" sh -c "grep -qF '\"input\": \"$tmp/bigarch/padded\", \"output\": \"$tmp/bigout/padded\", \"status\": \"converted\"' '$tmp/bigr.json' && test -x '$tmp/bigout/padded'"
+rm -rf "$tmp/bigarch" "$tmp/bigout"
 rm "$tmp/arch/bin/broken"
 run_capture "$tmp/b2" "$AOUT2ELF" -r -O "$tmp/out" --report "$tmp/r2.json" "$tmp/arch"
 check "a rerun over converted files exits 0" test "$(cat "$tmp/b2.rc")" = 0
