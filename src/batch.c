@@ -273,7 +273,7 @@ static int is_converted(const char *path)
 }
 
 /* Files above this size are peeked at before being read (convert_into). */
-#define PEEK_FIRST_ABOVE (256 * 1024)
+#define PEEK_FIRST_ABOVE ((off_t)256 * 1024)
 
 /* The first bytes of path, enough for looks_like_aout; 0 on success. */
 static int peek_header(const char *path, struct input *in)
@@ -284,8 +284,12 @@ static int peek_header(const char *path, struct input *in)
 	memset(in, 0, sizeof *in);
 	in->buf = calloc(1, AOUT_HEADER_SIZE);
 	if (fd < 0 || !in->buf) {
+		int e = fd < 0 ? errno : ENOMEM;
+
 		if (fd >= 0)
 			close(fd);
+		input_free(in);
+		errno = e;
 		return -1;
 	}
 	got = read(fd, in->buf, AOUT_HEADER_SIZE);
