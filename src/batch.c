@@ -700,7 +700,7 @@ static int write_report(const char *path, const struct batch *bt)
 
 		if (e) {
 			output_abort(&out);
-			diag_set(&d, "%s", strerror(e));
+			diag_set(&d, "write error: %s", strerror(e)); /* as outputs say */
 		} else {
 			rc = output_commit(&out, 0666 & ~bt->o->umask_bits, &d);
 		}

@@ -197,7 +197,7 @@ if is_root && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/ful
 	mkdir "$tmp/many"
 	for i in $(seq 10 49); do cp "$hello" "$tmp/many/program-$i"; done
 	run_capture "$tmp/repfull" "$AOUT2ELF" -q -j 1 -O "$tmp/manyout" --report "$tmp/full/report.json" "$tmp/many"/program-*
-	check "a report on a full disk: exit 1 and the reason" sh -c "test \$(cat '$tmp/repfull.rc') = 1 && grep -qx 'aout2elf: $tmp/full/report.json: No space left on device' '$tmp/repfull.err'"
+	check "a report on a full disk: exit 1 and the reason" sh -c "test \$(cat '$tmp/repfull.rc') = 1 && grep -qx 'aout2elf: $tmp/full/report.json: write error: No space left on device' '$tmp/repfull.err'"
 	check "a report on a full disk: the last report intact, no temporary file" sh -c "cmp -s '$tmp/full/report.json' '$tmp/last-report.json' && test \"\$(ls -A '$tmp/full' | tr '\n' ' ')\" = 'filler report.json '"
 	check "a report on a full disk: the programs converted all the same" test "$(ls "$tmp/manyout" | wc -l)" = 40
 	umount "$tmp/full"
