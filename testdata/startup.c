@@ -29,6 +29,11 @@
  *   43        the new heap memory (from the old brk on) is not zero
  *   44        what was written to the new heap did not read back
  *   45        brk(cur) did not shrink the heap back to cur
+ *   46        growing the heap again, the rest of brk's page (from cur to
+ *             the page end) lost what was written there: the kernel gave
+ *             back whole pages only
+ *   47        growing the heap again, the pages above brk's page were not
+ *             zero: the kernel handed out fresh pages
  *   5x     5. bss
  *   51        the 20000-byte bss array is not all zero
  *   52        bss_last, the last bss variable, is not zero
@@ -168,6 +173,30 @@ static int check_regs(void)
 	return 0;
 }
 
+/*
+ * The heap written, given back and grown again: sys_brk unmapped only
+ * the whole pages above the page brk is in, and maps fresh zero pages.
+ */
+static int check_regrow(uint32_t cur, uint32_t want)
+{
+	uint32_t page_end = (cur + 4095u) & ~4095u;
+	uint32_t got = (uint32_t)sys_brk(want);
+	if (got != want)
+		return failed(42, "brk(cur + 100000) did not grow the heap again", got, want);
+	volatile uint8_t *h = (volatile uint8_t *)(uintptr_t)cur;
+	for (uint32_t i = 0; i < page_end - cur; i++)
+		if (h[i] != (uint8_t)(i * 7 + 1))
+			return failed(46, "the rest of brk's page lost its bytes", h[i],
+				      (uint8_t)(i * 7 + 1));
+	for (uint32_t i = page_end - cur; i < HEAP_GROW; i++)
+		if (h[i] != 0)
+			return failed(47, "heap grown again is not zero", h[i], 0);
+	got = (uint32_t)sys_brk(cur);
+	if (got != cur)
+		return failed(45, "brk(cur) did not shrink the heap back", got, cur);
+	return 0;
+}
+
 static int check_brk(void)
 {
 	uint32_t cur = (uint32_t)sys_brk(0);
@@ -192,7 +221,7 @@ static int check_brk(void)
 	got = (uint32_t)sys_brk(0);
 	if (got != cur)
 		return failed(45, "brk(0) after shrinking is not cur", got, cur);
-	return 0;
+	return check_regrow(cur, want);
 }
 
 static int check_bss(void)

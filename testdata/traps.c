@@ -12,6 +12,13 @@
  *			dispatch" or "brk: trapped, filter" (no syscall user
  *			dispatch: the filter from the start)
  *	traps budget	Seccomp 0 at start, 2 after 20 getpid calls; brk
+ *	traps refused	a grow past 64 KiB that the kernel refuses (run it
+ *			under ulimit -d 1024) leaves brk where it was, under
+ *			dispatch (the filter lets such a call through, and the
+ *			kernel answers 64 KiB: see Limitations in README);
+ *			then a heap grown past 64 KiB, given back and grown
+ *			past it again under the filter is zero above the brk
+ *			page, as the kernel's fresh pages were
  *	traps fork	fork as the first call: brk in the child and parent
  *	traps nested	a SIGALRM handler that calls brk and write interrupts
  *			a read the stub is making for the program; still
@@ -187,6 +194,57 @@ static int budget(void)
 	int r;
 
 	if ((r = expect_seccomp(0)) || (r = past_the_budget()) || (r = check_brk()))
+		return r;
+	return 0;
+}
+
+/* brk(cur + 64 MiB) refused: brk is where it was, and still works. */
+static int refused_grow(void)
+{
+	uint32_t cur = (uint32_t)sys_brk(0);
+
+	if (cur != aout_expected_brk)
+		return fail(4, "brk(0) is not N_BSSADDR + a_bss");
+	if ((uint32_t)sys_brk(cur + 0x4000000u) != cur)
+		return fail(5, "a refused grow did not return the old brk");
+	if ((uint32_t)sys_brk(0) != cur)
+		return fail(5, "brk moved after a refused grow");
+	return check_brk();
+}
+
+/* Written, given back, grown again in one call from below 64 KiB to past it. */
+static int regrow_past_64k(void)
+{
+	uint32_t cur = (uint32_t)sys_brk(0), want = 0x10000u + 3 * 4096;
+	uint32_t page_end = (cur + 4095u) & ~4095u;
+
+	if (cur >= 0x10000u)
+		return 0;
+	if ((uint32_t)sys_brk(want) != want)
+		return fail(5, "brk did not grow past 64 KiB");
+	for (volatile char *p = (char *)cur; p < (char *)want; p++)
+		*p = 1;
+	if ((uint32_t)sys_brk(cur) != cur)
+		return fail(5, "brk did not shrink back");
+	if ((uint32_t)sys_brk(want) != want)
+		return fail(5, "brk did not grow past 64 KiB again");
+	for (volatile char *p = (char *)cur; p < (char *)page_end; p++)
+		if (*p != 1)
+			return fail(6, "the brk page lost its contents");
+	for (volatile char *p = (char *)page_end; p < (char *)want; p++)
+		if (*p)
+			return fail(6, "a heap page given back and grown again is not zero");
+	if ((uint32_t)sys_brk(cur) != cur)
+		return fail(5, "brk did not shrink back");
+	return 0;
+}
+
+static int refused(void)
+{
+	int r;
+
+	if ((r = refused_grow()) || (r = regrow_past_64k()) || (r = past_the_budget()) ||
+	    (r = regrow_past_64k()))
 		return r;
 	return 0;
 }
@@ -586,7 +644,8 @@ static const struct mode {
 	const char *name;
 	int (*run)(void);
 } modes[] = {
-	{ "budget", budget }, { "fork", forked }, { "nested", nested },
+	{ "budget", budget }, { "refused", refused }, { "fork", forked },
+	{ "nested", nested },
 	{ "mask", mask }, { "blockall", blockall }, { "inherited", inherited },
 	{ "sigsys", sigsys }, { "sigsys-default", sigsys_default },
 }, exec_modes[] = {
@@ -620,7 +679,7 @@ int fixture_main(uint32_t *entry_sp)
 	if (argc == 2 && fx_streq(argv[1], "probe"))
 		return probe();
 	if (argc != 2 || !(m = find_mode(modes, N_OF(modes), argv[1])))
-		return fail(1, "usage: traps probe|budget|fork|nested|mask|blockall|"
+		return fail(1, "usage: traps probe|budget|refused|fork|nested|mask|blockall|"
 			       "inherited|sigsys|sigsys-default|exec[-ignoring|-blocking] PATH");
 	if ((r = m->run()) == 0)
 		fx_puts(1, "traps: ok\n");

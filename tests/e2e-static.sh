@@ -187,7 +187,8 @@ for M in $MAGICS; do
 			"startup (--direct)" \
 			"startup with no environment" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
-			"traps budget" "traps fork" "traps nested" "traps mask" "traps blockall" \
+			"traps budget" "traps refused" "traps fork" "traps nested" "traps mask" \
+			"traps blockall" \
 			"traps exec" "traps sigsys" "traps sigsys-default" \
 			"traps blocked" "runcode" "runcode --noexecstack"; do
 			skip "$M: run $d ($reason)"
@@ -261,7 +262,7 @@ for M in $MAGICS; do
 	runcheck "$M: run traps sigsys-default (kill(SIGSYS) at SIG_DFL: killed by SIGSYS)" \
 		traps 159 "" sigsys-default
 	probe=$("$B/traps.$M" probe 2>&1)
-	trapped_tests="fork mask blockall budget nested sigsys exec exec-ignoring exec-blocking blocked"
+	trapped_tests="fork mask blockall refused budget nested sigsys exec exec-ignoring exec-blocking blocked"
 	if [ "$probe" = "brk: exact" ]; then
 		for t in $trapped_tests; do
 			skip "$M: run traps $t (brk is exact here: the kernel took it by prctl, nothing is trapped)"
@@ -277,6 +278,10 @@ for M in $MAGICS; do
 		traps 0 $'traps: ok\n' mask
 	runcheck "$M: run traps blockall (every signal blocked: brk works, SIGSYS waits)" \
 		traps 0 $'traps: ok\n' blockall
+	# the a.out loader's sys_brk left brk alone when it refused a grow
+	desc="$M: run traps refused (a grow past 64 KiB refused under ulimit -d 1024: brk stays; pages given back come back zero)"
+	run bash -c 'ulimit -d 1024 && exec "$0" refused' "$B/traps.$M"
+	expect "$desc" 0 $'traps: ok\n'
 	if [ "$probe" = "brk: trapped, dispatch" ]; then
 		runcheck "$M: run traps budget (dispatch first, the filter after 8 calls)" \
 			traps 0 $'traps: ok\n' budget

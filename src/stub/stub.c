@@ -357,25 +357,27 @@ static uint32_t heap_prot(void)
 }
 
 /*
- * Pages below 64 KiB that the heap has reached since start, and that may
- * hold what the program wrote there.  The kernel gives whole pages back
- * when brk shrinks and hands out zero pages when it grows again; here the
- * pages stay mapped and are cleared when they are handed out again.  A
- * memset of a page costs far less than the page fault a fresh page would
- * (and at most 60 KiB stay resident).
+ * The pages from the a.out brk up to 64 KiB stay mapped.  The kernel
+ * gives whole pages back when brk shrinks and hands out zero pages when
+ * it grows again, so pages given back below 64 KiB are cleared at once:
+ * a grow past 64 KiB is the kernel's own (the filter lets it through) and
+ * hands them out again as they are.  A memset of a page costs far less
+ * than the page fault a fresh page would (and at most 60 KiB stay
+ * resident).
  */
-static uint32_t hole_used_top;
-
 static uint32_t brk_hybrid(uint32_t want)
 {
 	uint32_t kbrk = (uint32_t)stub_syscall(NR_brk, 0, 0, 0, 0, 0, 0);
 	uint32_t cur = kbrk > PRCTL_MIN ? kbrk : emu_brk;
 
-	if (kbrk > PRCTL_MIN)
-		hole_used_top = PRCTL_MIN;
 	/* dispatch traps every brk; a parent's filter may trap any, too */
-	if (want > PRCTL_MIN)
-		return (uint32_t)stub_syscall(NR_brk, (long)want, 0, 0, 0, 0, 0);
+	if (want > PRCTL_MIN) {
+		uint32_t got = (uint32_t)stub_syscall(NR_brk, (long)want, 0, 0, 0, 0, 0);
+
+		/* refused: brk stays where it was, below 64 KiB (under the
+		 * filter, which does not trap this call, the kernel says 64 KiB) */
+		return kbrk <= PRCTL_MIN && got != want ? cur : got;
+	}
 	if (want < plan->end_data)
 		return cur;
 	if (kbrk > PRCTL_MIN)
@@ -384,12 +386,9 @@ static uint32_t brk_hybrid(uint32_t want)
 	uint32_t new_top = PAGE_UP(want);
 
 	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
-	if (new_top > old_top && old_top < hole_used_top)
+	if (new_top < old_top)
 		// cppcheck-suppress nullPointer
-		memset((void *)old_top, 0,
-		       (new_top < hole_used_top ? new_top : hole_used_top) - old_top);
-	if (new_top > hole_used_top)
-		hole_used_top = new_top;
+		memset((void *)new_top, 0, old_top - new_top);
 	emu_brk = want;
 	return want;
 }
@@ -1581,7 +1580,6 @@ static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
 	m->start_brk = m->brk = PRCTL_MIN;
 	if (set_mm(s, m) == 0) {
 		hybrid_brk = 1;
-		hole_used_top = top; /* the pages above hold nothing yet */
 		return 0;
 	}
 	if (top < PRCTL_MIN)
