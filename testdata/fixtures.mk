@@ -113,6 +113,47 @@ testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 testdata/%.stripped.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) $< $@
 
+# ---- startup in other layouts: testdata/startup-SEG-ADDR.M.elf ----
+# startup linked for kind M with text, data or bss (SEG: text, data, brk)
+# padded to end at the hexadecimal ADDR, where the stub's choices change:
+# brk on a page boundary below 64 KiB (hybrid, zero pages up to 64 KiB),
+# 4 bytes below 64 KiB (hybrid, no zero pages), at 64 KiB and 4 bytes
+# above (brk by prctl, with bss starting below 64 KiB), and the data or
+# the text reaching past 64 KiB.  Linked twice: first to learn where the
+# segment ends unpadded (nm), then with FIXTURE_TEXT_PAD, FIXTURE_DATA_PAD
+# or FIXTURE_BSS_PAD set (see testdata/aout-M.ld).
+
+FIXTURE_LAYOUTS = brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100
+FIXTURE_LAYOUT_ELFS = \
+	$(foreach m,$(FIXTURE_MAGICS),$(FIXTURE_LAYOUTS:%=testdata/startup-%.$(m).elf))
+FIXTURE_ELFS += $(FIXTURE_LAYOUT_ELFS)
+CLEANFILES += $(FIXTURE_LAYOUT_ELFS:=.base)
+# the SEG and ADDR of testdata/startup-SEG-ADDR.M.elf
+layout_part = $(word $(2),$(subst -, ,$(patsubst startup-%,%,$(notdir $(basename $(basename $(1)))))))
+LAYOUT_SYMBOL_text = _etext
+LAYOUT_SYMBOL_data = _edata
+LAYOUT_SYMBOL_brk = _end
+LAYOUT_PAD_text = FIXTURE_TEXT_PAD
+LAYOUT_PAD_data = FIXTURE_DATA_PAD
+LAYOUT_PAD_brk = FIXTURE_BSS_PAD
+FIXTURE_LAYOUT_LINK = $(CC) $(FIXTURE_CFLAGS) \
+	-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) $(FIXTURE_LINKFLAGS)
+FIXTURE_LAYOUT_INPUTS = -Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld \
+	$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
+
+$(FIXTURE_LAYOUT_ELFS): testdata/startup-%.elf: $(srcdir)/testdata/startup.c \
+		$(FIXTURE_DEPS) $(FIXTURE_MAGICS:%=$(srcdir)/testdata/aout-%.ld)
+	$(AM_V_CCLD)$(MKDIR_P) testdata && \
+	$(FIXTURE_LAYOUT_LINK) $(FIXTURE_LAYOUT_INPUTS) -o $@.base && \
+	end=$$($(NM) $@.base | \
+		$(AWK) '$$3 == "$(LAYOUT_SYMBOL_$(call layout_part,$@,1))" { print $$1 }') && \
+	rm -f $@.base && pad=$$((0x$(call layout_part,$@,2) - 0x$$end)) && \
+	if [ "$$pad" -lt 0 ]; then \
+		echo "$@: $(call layout_part,$@,1) already ends at 0x$$end"; exit 1; \
+	fi && \
+	$(FIXTURE_LAYOUT_LINK) -Wl,--defsym=$(LAYOUT_PAD_$(call layout_part,$@,1))=$$pad \
+		$(FIXTURE_LAYOUT_INPUTS) -o $@
+
 # ---- the a.out shared libraries: testdata/[DIR/]NAME.so.1 ----
 
 FIXTURE_LIB_DEPS = $(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.c \

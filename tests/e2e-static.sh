@@ -74,14 +74,24 @@ case $(uname -r) in
 *) kernel_has_dispatch=yes ;;
 esac
 
+# startup in the layouts of testdata/fixtures.mk (FIXTURE_LAYOUTS): brk
+# on a page below 64 KiB, 4 bytes below it, at it, 4 bytes above it; data
+# and text reaching past it
+LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
+layout_names=
+for L in $LAYOUTS; do
+	layout_names="$layout_names startup-$L startup-$L-direct"
+done
+
 for M in $MAGICS; do
 	# ---- convert ----
 	for f in hello hello.stripped startup startup-direct sigsegv forkexec traps \
-		runcode runcode-nx; do
+		runcode runcode-nx $layout_names; do
 		opt=()
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
 		startup-direct) src=$TESTDATA/startup.$M.aout opt=(--direct) ;;
+		startup-*-direct) src=$TESTDATA/${f%-direct}.$M.aout opt=(--direct) ;;
 		runcode-nx) src=$TESTDATA/runcode.$M.aout opt=(--noexecstack) ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
 		esac
@@ -193,6 +203,9 @@ for M in $MAGICS; do
 			"traps blocked" "runcode" "runcode --noexecstack"; do
 			skip "$M: run $d ($reason)"
 		done
+		for L in $LAYOUTS; do
+			skip "$M: run startup-$L, converted with and without --direct ($reason)"
+		done
 		continue
 	fi
 
@@ -219,6 +232,14 @@ for M in $MAGICS; do
 	else
 		not_ok "$desc" "startup.$M was not converted"
 	fi
+
+	# the stub's choices (hybrid brk, brk by prctl, what lies below 64 KiB)
+	# change at these boundaries; the a.out loader made no difference
+	for L in $LAYOUTS; do
+		runcheck "$M: run startup-$L" startup-$L 0 $'startup: ok\n'
+		runcheck "$M: run startup-$L, converted with --direct" startup-$L-direct \
+			0 $'startup: ok\n'
+	done
 
 	runcheck "$M: run sigsegv" sigsegv 42 $'caught SIGSEGV\n'
 
@@ -416,5 +437,30 @@ unprivileged_check() {
 
 unprivileged_check zmagic
 unprivileged_check qmagic
+
+# QMAGIC's layouts as uid 65534 too: brk is then set without privileges
+desc="qmagic: startup in every layout runs as uid $NOBODY_UID"
+if ! can_drop_privileges; then
+	skip "$desc (needs root and setpriv)"
+elif [ "$min_addr" -gt "$(need_addr qmagic)" ]; then
+	skip "$desc (vm.mmap_min_addr $min_addr: QMAGIC needs $(need_addr qmagic))"
+else
+	case " $MAGICS " in
+	*" qmagic "*)
+		for L in $LAYOUTS; do
+			for f in startup-$L startup-$L-direct; do
+				if [ ! -f "$B/$f.qmagic" ]; then
+					not_ok "qmagic: $f runs as uid $NOBODY_UID" \
+						"$f.qmagic was not converted"
+					continue
+				fi
+				run "${NOBODY[@]}" "$B/$f.qmagic"
+				expect "qmagic: $f runs as uid $NOBODY_UID" 0 $'startup: ok\n'
+			done
+		done
+		;;
+	*) skip "$desc (qmagic not tested)" ;;
+	esac
+fi
 
 finish
