@@ -17,8 +17,9 @@
  *			dispatch (the filter lets such a call through, and the
  *			kernel answers 64 KiB: see Limitations in README);
  *			then a heap grown past 64 KiB, given back and grown
- *			past it again under the filter is zero above the brk
- *			page, as the kernel's fresh pages were
+ *			past it again is zero above the brk page, as the
+ *			kernel's fresh pages were, under dispatch and under
+ *			the filter; needs syscall user dispatch (Linux 5.11+)
  *	traps fork	fork as the first call: brk in the child and parent
  *	traps nested	a SIGALRM handler that calls brk and write interrupts
  *			a read the stub is making for the program; still
