@@ -11,7 +11,17 @@
  * JOBDIR/job (an executable script that tools/run-in-vm wrote); its standard
  * output and error go to JOBDIR/out, and its exit status (128 + N for a
  * signal N), as a decimal number, to JOBDIR/status.
+ *
+ * The i386 VM (tools/setup-vm --i386) boots Debian's i386 kernel, which
+ * cannot run the host's x86-64 programs, so there is no entering the
+ * host's root.  Its initramfs brings a static i386 busybox as /bin/busybox
+ * instead: then the host's root is mounted at /host, and its top-level
+ * folders that are not programs or system state (/work, /tmp, /home, ...)
+ * are bound to the same paths here, so that a job finds its files where
+ * the host has them and runs with busybox's sh and tools.
  */
+/* The i386 build lists and stats 9p files, whose inode numbers need 64 bits. */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +85,62 @@ static void mount_or_say(const char *src, const char *dir, const char *type,
 		say("cannot mount", dir);
 }
 
+static int run_and_wait(char *const argv[])
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0;
+}
+
+/* The host's own programs and system state stay behind: not bound. */
+static int host_only(const char *name)
+{
+	static const char *const skip[] = {
+		"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc",
+		"proc", "sys", "dev", "run", "boot", "host", "modules", "init",
+		"lost+found",
+	};
+
+	if (name[0] == '.')
+		return 1;
+	for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+		if (strcmp(name, skip[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void bind_host_folders(void)
+{
+	DIR *d = opendir("/host");
+	struct dirent *e;
+
+	if (!d) {
+		say("cannot read", "/host");
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char src[512], dst[512];
+		struct stat st;
+
+		if (host_only(e->d_name))
+			continue;
+		snprintf(src, sizeof src, "/host/%s", e->d_name);
+		snprintf(dst, sizeof dst, "/%s", e->d_name);
+		if (stat(src, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		mkdir(dst, 0755);
+		if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+			say("cannot bind", dst);
+	}
+	closedir(d);
+}
+
 static void write_status(const char *jobdir, int status)
 {
 	char path[4096];
@@ -111,16 +177,25 @@ int main(int argc, char **argv)
 	mount_or_say("hostroot", "/host", "9p", 0,
 		     "trans=virtio,version=9p2000.L,msize=8215,access=client,"
 		     "cache=mmap");
-	if (chdir("/host") != 0 || chroot(".") != 0 || chdir("/") != 0) {
+	int busybox = access("/bin/busybox", X_OK) == 0;
+	if (busybox) {
+		char *install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
+
+		if (!run_and_wait(install))
+			say("cannot install the applets of", "/bin/busybox");
+		bind_host_folders();
+	} else if (chdir("/host") != 0 || chroot(".") != 0 || chdir("/") != 0) {
 		say("cannot enter", "/host");
 		power_off();
 	}
 	/* The host's mounts do not come over 9p: the guest makes its own.
-	 * /tmp stays the host's: a job may live anywhere, /tmp included. */
+	 * /tmp stays the host's: a job may live anywhere, /tmp included.
+	 * (In the busybox VM, /dev is mounted already and stays.) */
 	mount_or_say("proc", "/proc", "proc", 0, NULL);
 	mount_or_say("sysfs", "/sys", "sysfs", 0, NULL);
 	mount_or_say("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	if (!busybox)
+		mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, "ptmxmode=0666");
 	mount_or_say("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
 	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
