@@ -12,8 +12,10 @@ if [ "${AOUT2ELF_SKIP_APT:-}" != 1 ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $packages >/dev/null
 fi
 
-# where this kernel cannot execute i386 programs, a QEMU VM that can
+# where this kernel cannot execute i386 programs, a QEMU VM that can; and
+# a VM with an i386 kernel, for make check's tests/e2e-i386.sh
 tools/setup-vm --if-needed
+tools/setup-vm --i386
 
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure

@@ -88,7 +88,7 @@ cat "$T/trace" >"$work/trace"
 # one line per run: program, the events' names joined by ';', the steps' times
 awk -v mhz="$mhz" '
 function region(a) {
-	if (a >= 3221225472 && a < 3222274048) return "stub-vars"  # 0xc0000000, 1 MiB
+	if (a >= 2952790016 && a < 2953838592) return "stub-vars"  # 0xb0000000, 1 MiB
 	if (a >= 2147483648 && a < 3221225472) return "stub"  # its code, then staging
 	if (a >= 4026531840) return "high"                    # 0xf0000000: vDSO, stack
 	if (a < 2147483648) return "a.out"

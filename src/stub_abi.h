@@ -15,7 +15,9 @@
 /*
  * Address-space layout of a converted program.  a.out programs and their
  * "jump table" libraries live below 0x70000000; the a.out era stack sat
- * at 0xC0000000.  The stub's code and the plan start at STUB_BASE, and
+ * at 0xC0000000, where an i386 kernel's own address space still begins
+ * (an x86-64 kernel gives i386 programs up to 0xFFFFE000): everything of
+ * the stub's must lie below it.  The stub's code and the plan start at STUB_BASE, and
  * right behind them, in the file as in memory, the a.out segments are
  * staged (mapped by the kernel where no page-0 restriction can stop
  * exec) until the stub moves them down.  Because the stub's code and the
@@ -23,12 +25,13 @@
  * in the stub's first page also maps the pages around it that are in the
  * page cache (fault-around), the a.out text's among them, and the move
  * takes them along: the a.out code then starts without a fault of its
- * own.  The stub's variables are zero pages at STUB_BSS, above the old
- * 3 GiB line, where no a.out program ever looked.
+ * own.  The stub's variables are zero pages at STUB_BSS, above the
+ * staging area and clear of an i386 kernel's stack (just below 3 GiB)
+ * and of where its mmap starts allocating (128 MiB or more below that).
  */
 #define STUB_BASE   0x80000000u
-#define STUB_BSS    0xC0000000u
-#define STAGE_LIMIT 0xBFF00000u
+#define STUB_BSS    0xB0000000u
+#define STAGE_LIMIT STUB_BSS
 #define IMAGE_LIMIT 0x80000000u /* a.out images and libraries end below */
 
 #define STUB_PAGE 4096u

@@ -375,7 +375,7 @@ else
 fi
 
 # ---- --info names the stub's real extent ----
-for part in "code 0x80000000" "variables 0xc0000000"; do
+for part in "code 0x80000000" "variables 0xb0000000"; do
 	what=${part% *} at=${part#* }
 	desc="--info: the runtime stub's $what line ends where its PT_LOAD does"
 	if [ ! -f "$B/traps.qmagic" ] || ! command -v readelf >/dev/null 2>&1; then

@@ -277,10 +277,10 @@ static void test_layout_too_large_to_stage(void)
 	struct plan p;
 	struct elfw_layout l;
 	struct diag d = { "" };
-	/* the stub and plan take the first page of the 1 GiB - 1 MiB */
+	/* the stub and plan take the first page of the 768 MiB */
 	uint32_t room = STAGE_LIMIT - (STUB_BASE + PAGE);
 
-	CHECK_U(room, 1072689152u);
+	CHECK_U(room, 805302272u);
 	memset(&p, 0, sizeof p);
 	p.nregions = 1;
 	p.regions[0] = (struct plan_region){ "text+data", 0, 32, room,
@@ -290,8 +290,8 @@ static void test_layout_too_large_to_stage(void)
 
 	p.regions[0].size = room + 1;
 	CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), -1);
-	CHECK_MSG(&d, "the a.out image is too large to stage (1072693248 bytes, "
-		      "at most 1072689152)");
+	CHECK_MSG(&d, "the a.out image is too large to stage (805306368 bytes, "
+		      "at most 805302272)");
 
 	/* two regions that fit alone but not together */
 	p.nregions = 2;
@@ -300,7 +300,7 @@ static void test_layout_too_large_to_stage(void)
 					     STUB_PROT_R | STUB_PROT_W };
 	CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), -1);
 	CHECK_MSG(&d, "the a.out image is too large to stage (1073741824 bytes, "
-		      "at most 1072689152)");
+		      "at most 805302272)");
 	free(stub);
 }
 
