@@ -20,6 +20,12 @@
  * with DYN_USELIB_TWICE, it calls uselib() again at the end, which must
  * give it the library's data as the file has it and zero bss.
  *
+ * With arguments, dyn ends by exec'ing them (argv[1] with argv + 1):
+ * with DYN_SIGSYS_IGN set, after setting SIGSYS to SIG_IGN, which the
+ * new program must inherit; with DYN_EXEC_BLOCKED set, after blocking
+ * every signal (as a daemon re-executing itself from a handler whose
+ * sa_mask is full does), which must not stop the exec.
+ *
  * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):
  *   0  dyn:        libtiny.so.1, 1.2.0 or later
  *   1  dynclash:   libtiny.so.1 and libclash.so.1, which overlap
@@ -198,6 +204,22 @@ int fixture_main(uint32_t *entry_sp)
 			return bad("tiny_count after uselib() again (data not fresh)", r);
 		if ((r = call_bss_sum()) != 0)
 			return bad("tiny_bss_sum after uselib() again (bss not zero)", r);
+	}
+
+	char **argv = (char **)entry_sp[1];
+	if (entry_sp[0] > 1) {
+		uint32_t all[2] = { 0xffffffffu, 0xffffffffu };
+		struct k_sigaction ign = { (void (*)(int, void *, void *))1 /* SIG_IGN */, 0, 0,
+					 { 0, 0 } };
+
+		if (get_env(entry_sp, "DYN_SIGSYS_IGN") &&
+		    (r = (uint32_t)sys_rt_sigaction(31 /* SIGSYS */, &ign, NULL)))
+			return bad("setting SIGSYS to SIG_IGN", r);
+		if (get_env(entry_sp, "DYN_EXEC_BLOCKED") &&
+		    (r = (uint32_t)sys4(SYS_rt_sigprocmask, 0 /* SIG_BLOCK */, (long)all, 0, 8)))
+			return bad("blocking every signal", r);
+		r = (uint32_t)sys_execve(argv[1], argv + 1, (char *const *)entry_sp[2]);
+		return bad("execve", r);
 	}
 	return 0;
 }

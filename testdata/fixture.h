@@ -73,6 +73,7 @@ void *memcpy(void *d, const void *s, size_t n);
 #define SYS_wait4 114
 #define SYS_rt_sigreturn 173
 #define SYS_rt_sigaction 174
+#define SYS_rt_sigprocmask 175
 #define SYS_getcwd 183
 #define SYS_exit_group 252
 

@@ -60,7 +60,6 @@
 #define SYS_close 6
 #define SYS_pipe 42
 #define SYS_setitimer 104
-#define SYS_rt_sigprocmask 175
 #define SIGUSR1 10
 #define SIGALRM 14
 #define SA_RESTART 0x10000000u
@@ -300,6 +299,8 @@ static int nested(void)
 #define SIGSYS 31
 #define SYS_signal 48
 #define SYS_sigaction 67
+#define EFAULT 14
+#define BAD_POINTER 0x7ff00010L /* nothing is mapped there */
 
 static volatile int sigsys_seen;
 
@@ -388,6 +389,12 @@ static int sigsys_round(void)
 	if (sys3(SYS_sigaction, SIGSYS, (long)&osa, (long)&osa) != 0 ||
 	    osa.handler != 1)
 		return fail(11, "sigaction(SIGSYS) did not report SIG_IGN");
+	/* what the kernel could not read or write: EFAULT, and no change */
+	if (sys4(SYS_rt_sigaction, SIGSYS, BAD_POINTER, 0, 8) != -EFAULT ||
+	    sys3(SYS_sigaction, SIGSYS, BAD_POINTER, 0) != -EFAULT ||
+	    sys4(SYS_rt_sigaction, SIGSYS, 0, BAD_POINTER, 8) != -EFAULT ||
+	    sys3(SYS_sigaction, SIGSYS, 0, BAD_POINTER) != -EFAULT)
+		return fail(11, "sigaction(SIGSYS) with an unreadable act or unwritable oact: not EFAULT");
 	if ((r = old_style_round(pid)))
 		return r;
 	return check_brk();
@@ -479,9 +486,7 @@ static int mask(void)
 #define SYS_sigprocmask 126
 #define SYS_rt_sigsuspend 179
 #define SIGSYS_BIT (1u << (SIGSYS - 1))
-#define EFAULT 14
 #define EINTR 4
-#define BAD_POINTER 0x7ff00010L /* nothing is mapped there */
 
 static volatile int handler_brk_ok, handler_runs;
 

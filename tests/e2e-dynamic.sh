@@ -138,6 +138,33 @@ if env --block-signal=SYS true 2>/dev/null; then
 	runs "qmagic: run dynbig started with SIGSYS blocked" qmagic "$B/dynbig" 0 \
 		"$HELLO" env -u AOUT_LIBRARY_PATH --block-signal=SYS
 fi
+# runs_args DESCRIPTION PROGRAM STATUS STDOUT VAR=VALUE... -- ARG...: runs
+# the QMAGIC PROGRAM with ARGs in the environment with the VARs
+runs_args() {
+	local desc=$1 prog=$2 want_st=$3 want_out=$4 vars=()
+	shift 4
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	can_run "$desc" qmagic "$prog" || return 0
+	run env -u AOUT_LIBRARY_PATH "${vars[@]}" "$prog" "$@"
+	expect "$desc" "$want_st" "$want_out"
+}
+# exec with every signal blocked: where brk is exact the program's masks
+# are its own, so nothing may trap that execve (a trap finding SIGSYS
+# blocked kills); where brk is trapped, so are the masks
+for p in dyn.qmagic dynbig; do
+	runs_args "qmagic: run $p, then exec echo with every signal blocked" \
+		"$B/$p" 0 "${HELLO}exec"$'\n' DYN_EXEC_BLOCKED=1 -- /bin/echo exec
+done
+# SIGSYS set to SIG_IGN: the program it execs starts with SIGSYS ignored
+for p in dyn.qmagic dynbig; do
+	runs_args "qmagic: run $p, SIGSYS ignored, then exec: the new program ignores it" \
+		"$B/$p" 0 "${HELLO}ignored"$'\n' DYN_SIGSYS_IGN=1 -- /bin/sh -c \
+		'grep -qE "^SigIgn:[[:space:]]*[0-9a-f]{8}[4-7c-f]" /proc/self/status && echo ignored'
+done
 
 # ---- --info ----
 run "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"

@@ -156,6 +156,8 @@ world" "$B/hello.$M" world
 	t "$M: sigsegv (its handler catches SIGSEGV)" 42 "caught SIGSEGV" "$B/sigsegv.$M"
 	t "$M: forkexec hello (fork, exec of a converted program)" 0 "hello from a.out
 child" "$B/forkexec.$M" "$B/hello.$M"
+	t "$M: forkexec startup-brk-10004 (traps nothing, under the parent's filter)" 0 "startup: ok" \
+		"$B/forkexec.$M" "$B/startup-brk-10004.$M"
 	for where in stack heap heap-high; do
 		t "$M: runcode $where" 42 "" "$B/runcode.$M" "$where"
 	done

@@ -197,6 +197,7 @@ for M in $MAGICS; do
 			"startup (--direct)" \
 			"startup with no environment" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
+			"forkexec startup-brk-10004" \
 			"traps budget" "traps refused" "traps fork" "traps nested" "traps mask" \
 			"traps blockall" \
 			"traps exec" "traps sigsys" "traps sigsys-default" \
@@ -276,6 +277,14 @@ for M in $MAGICS; do
 			runcheck "$desc" forkexec "$want_st" "$want_out" "$B/$c.$M"
 		fi
 	done
+	# the child's brk is set by prctl, so it traps nothing itself; the
+	# parent's filter, inherited, traps by address, where its code lies too
+	desc="$M: run forkexec startup-brk-10004 (a child that traps nothing, under the parent's filter)"
+	if [ ! -f "$B/startup-brk-10004.$M" ]; then
+		not_ok "$desc" "startup-brk-10004.$M was not converted"
+	else
+		runcheck "$desc" forkexec 0 $'startup: ok\n' "$B/startup-brk-10004.$M"
+	fi
 
 	# brk below 64 KiB is trapped: by syscall user dispatch first, then by
 	# a seccomp filter (see "trapping brk cheaply" in src/stub/stub.c) -

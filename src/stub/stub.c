@@ -51,6 +51,7 @@
 #define MREMAP_FIXED 2
 
 #define PR_SET_NO_NEW_PRIVS 38
+#define PR_GET_SECCOMP 21
 #define PR_SET_MM 35
 #define PR_SET_MM_MAP 14
 
@@ -755,45 +756,60 @@ struct k_old_sigaction {
 
 static struct k_sigaction prog_sigsys; /* what exec left: SIG_DFL or SIG_IGN */
 
+static void trap_exec_from_now(void);
+
 static int is_sigsys_action(int nr, uint32_t arg0)
 {
 	return (nr == NR_signal || nr == NR_sigaction || nr == NR_rt_sigaction) &&
 	       arg0 == SIGSYS;
 }
 
-/* The kernel's sys_signal, sys_sigaction, sys_rt_sigaction, on prog_sigsys. */
+/*
+ * The kernel's sys_signal, sys_sigaction, sys_rt_sigaction, on prog_sigsys,
+ * in its order: act is read (-EFAULT before anything changes), the action
+ * set, oact written (-EFAULT after).  The same call for signal 0 checks
+ * act without changing anything (refused after act is read); the same
+ * call for SIGSYS with no act checks oact by writing the real action, the
+ * stub's, into it, which is then overwritten.
+ */
 static long sigsys_action(int nr, const uint32_t *g)
 {
-	struct k_sigaction old = prog_sigsys;
+	struct k_sigaction old = prog_sigsys, act;
+	uint32_t pact = g[REG_ECX], poact = g[REG_EDX], size = g[REG_ESI];
 
 	if (nr == NR_signal) {
 		prog_sigsys = (struct k_sigaction){ g[REG_ECX],
 						    SA_RESETHAND | SA_NODEFER, 0,
 						    { 0, 0 } };
+		trap_exec_from_now();
 		return (long)old.handler;
 	}
-	if (nr == NR_sigaction) {
-		const struct k_old_sigaction *act = (const void *)g[REG_ECX];
-		struct k_old_sigaction *oact = (void *)g[REG_EDX];
-
-		if (act)
-			prog_sigsys = (struct k_sigaction){ act->handler, act->flags,
-							    act->restorer,
-							    { act->mask, 0 } };
-		if (oact)
-			*oact = (struct k_old_sigaction){ old.handler, old.mask[0],
-							  old.flags, old.restorer };
-		return 0;
-	}
-	if (g[REG_ESI] != 8) /* sigsetsize */
+	if (nr == NR_rt_sigaction && size != 8) /* sigsetsize */
 		return -EINVAL;
-	const struct k_sigaction *act = (const void *)g[REG_ECX];
-	struct k_sigaction *oact = (void *)g[REG_EDX];
+	if (pact && stub_syscall(nr, 0, (long)pact, 0, (long)size, 0, 0) == -EFAULT)
+		return -EFAULT;
+	if (pact && nr == NR_sigaction) {
+		const struct k_old_sigaction *o = (const void *)pact;
 
-	if (act)
-		prog_sigsys = *act;
-	if (oact)
-		*oact = old;
+		act = (struct k_sigaction){ o->handler, o->flags, o->restorer,
+					    { o->mask, 0 } };
+	} else if (pact) {
+		act = *(const struct k_sigaction *)pact;
+	}
+	if (pact) {
+		prog_sigsys = act;
+		trap_exec_from_now();
+	}
+	if (!poact)
+		return 0;
+	if (stub_syscall(nr, SIGSYS, 0, (long)poact, (long)size, 0, 0) == -EFAULT)
+		return -EFAULT;
+	if (nr == NR_sigaction)
+		*(struct k_old_sigaction *)poact =
+			(struct k_old_sigaction){ old.handler, old.mask[0], old.flags,
+						  old.restorer };
+	else
+		*(struct k_sigaction *)poact = old;
 	return 0;
 }
 
@@ -1673,6 +1689,24 @@ static unsigned add_image_rules(struct trap_rule *r, unsigned n, uint32_t nr,
 }
 
 /*
+ * Once the program ignores SIGSYS (the stub's handler stays SIGSYS's
+ * real one), its execve is trapped from then on, so that exec_call can
+ * hand SIG_IGN on to the new program, as the kernel would.  Where brk is
+ * trapped, execve always is (trap_rules).
+ */
+static int exec_trapped;
+
+static void trap_exec_from_now(void)
+{
+	struct trap_rule r[2];
+
+	if (emulating_brk || exec_trapped || prog_sigsys.handler != SIG_IGN)
+		return;
+	install_traps(r, add_image_rules(r, 0, NR_execve, 0, 0xffffffffu));
+	exec_trapped = 1;
+}
+
+/*
  * What the filter traps, from the plan and the way brk was set: built
  * when the stub attaches the filter, at start or when dispatch hands over.
  */
@@ -1706,7 +1740,15 @@ static unsigned trap_rules(struct trap_rule *rules)
 		nrules = add_image_rules(rules, nrules, NR_signal, SIGSYS, SIGSYS);
 		nrules = add_image_rules(rules, nrules, NR_sigaction, sig_min, sig_max);
 		nrules = add_image_rules(rules, nrules, NR_rt_sigaction, sig_min, sig_max);
-		nrules = add_image_rules(rules, nrules, NR_execve, 0, 0xffffffffu);
+		/*
+		 * execve, to hand an ignored or blocked SIGSYS on (exec_call):
+		 * here only where the mask calls are trapped too.  Elsewhere
+		 * the program may really block SIGSYS, and a trapped execve
+		 * would then kill it; there execve is trapped only once the
+		 * program ignores SIGSYS (trap_exec_from_now).
+		 */
+		if (emulating_brk)
+			nrules = add_image_rules(rules, nrules, NR_execve, 0, 0xffffffffu);
 		for (size_t i = 0; emulating_brk && i < sizeof mask_calls; i++)
 			nrules = add_image_rules(rules, nrules, mask_calls[i], 0,
 						 0xffffffffu);
@@ -1769,6 +1811,16 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		/* Static programs: only brk is trapped, and dispatch may do it. */
 		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch())
 			install_traps(rules, nrules);
+	} else if (start_call(&s, NR_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == 2) {
+		/*
+		 * A converted parent's filter, inherited across exec: it traps
+		 * by address, and this program's code lies where the parent's
+		 * did, so some of its calls are trapped too.  Without a
+		 * handler, SIGSYS would kill it; on_sigsys makes them.
+		 */
+		commit(&s);
+		install_sigsys_handler(&prog_sigsys);
+		unblock_sigsys();
 	}
 	build_aout_frame(elf_sp, sp);
 	sp[-2] = plan->entry; /* where _start jumps, below the frame */
