@@ -274,6 +274,15 @@ runs "--no-embed-libs: AOUT_LIBRARY_PATH with several folders" \
 # the path the program gives uselib() (ld.so's search, LD_LIBRARY_PATH)
 runs "--no-embed-libs: -L folder gone, found at the path given to uselib()" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/rt.copy"
+# ld.so tried LD_LIBRARY_PATH's folders in turn: the first path it gives
+# uselib() may not have the library, a later folder may
+runs "--no-embed-libs: -L folder gone, found in a later LD_LIBRARY_PATH folder" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/empty" \
+	LD_LIBRARY_PATH="$W/empty:$W/rt.copy"
+RUN_ENV=(LD_LIBRARY_PATH="$W/empty")
+runs_fail "--no-embed-libs: not in LD_LIBRARY_PATH either: the line names it" \
+	qmagic "$B/dyn-rt" 127 "libtiny.so.1" "LD_LIBRARY_PATH ($W/empty)"
+RUN_ENV=()
 RUN_ENV=(AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$W/rt.copy")
 runs_fail "--no-embed-libs: AOUT_LIBRARY_PATH is searched before the given path" \
 	qmagic "$B/dyn-rt" 127 "dyn: $W/rt.copy/libtiny.so.1 is version 1.1.0, needs 1.2.0"

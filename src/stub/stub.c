@@ -83,6 +83,7 @@ struct start {
 	uint32_t gate;       /* __kernel_vsyscall, or 0 for int $0x80 */
 	const char *name;    /* the program, for messages (0: PROG_NAME says one) */
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
+	const char *ldpath;  /* LD_LIBRARY_PATH, or 0 */
 };
 
 static long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
@@ -209,7 +210,7 @@ static inline struct stub_plan *the_plan(void)
 }
 #define plan (the_plan())
 
-static const char *env_libpath;
+static const char *env_libpath, *env_ldpath;
 
 /* Before a start-up failure is reported, or the handler is installed. */
 static void commit(const struct start *s)
@@ -217,6 +218,7 @@ static void commit(const struct start *s)
 	stub_sysinfo = s->gate;
 	prog_name = s->name;
 	env_libpath = s->libpath;
+	env_ldpath = s->ldpath;
 }
 
 static long move_pages(const struct start *s, uint32_t src, uint32_t len,
@@ -606,6 +608,11 @@ static __attribute__((noreturn)) void die_no_library(const char *name)
 		put_str(&l, env_libpath);
 		put_str(&l, "), ");
 	}
+	if (env_ldpath) {
+		put_str(&l, "LD_LIBRARY_PATH (");
+		put_str(&l, env_ldpath);
+		put_str(&l, "), ");
+	}
 	if (plan->paths[0]) {
 		put_str(&l, plan->paths);
 		put_str(&l, ":");
@@ -654,9 +661,10 @@ static long refresh_embedded(const struct stub_lib *l)
 /*
  * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
  * the path the program gave (where load_aout_library opened it: ld.so's
- * own search, LD_LIBRARY_PATH included), then in the -L folders of the
- * conversion and the customary ones.  An embedded library is the one
- * the conversion chose; it is mapped whatever the path says.
+ * own search, LD_LIBRARY_PATH included), then in LD_LIBRARY_PATH's
+ * folders, the -L folders of the conversion and the customary ones.  An
+ * embedded library is the one the conversion chose; it is mapped
+ * whatever the path says.
  */
 static long do_uselib(const char *path)
 {
@@ -692,6 +700,13 @@ static long do_uselib(const char *path)
 		} else if (r > 0 && open_ends_search(given)) {
 			r = given;
 		}
+		/*
+		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
+		 * kernel failed one it went on to the next: the path given may
+		 * be the first of several.
+		 */
+		if (r > 0)
+			r = search_dirs(env_ldpath, name, l);
 		if (r > 0)
 			r = search_dirs(plan->paths, name, l);
 		if (r > 0)
@@ -1762,7 +1777,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	char **argv = (char **)(elf_sp + 1);
 	char **envp = argv + argc + 1;
 	uint32_t envc = 0, execfn = 0;
-	struct start s = { .gate = 0, .name = 0, .libpath = 0 };
+	struct start s = { .gate = 0, .name = 0, .libpath = 0, .ldpath = 0 };
 
 	while (envp[envc])
 		envc++;
@@ -1790,6 +1805,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	for (uint32_t i = 0; i < envc && (plan->flags & STUB_F_DYNAMIC); i++)
 		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
 			s.libpath = envp[i] + 18;
+		else if (str_prefix(envp[i], "LD_LIBRARY_PATH="))
+			s.ldpath = envp[i] + 16;
 	if (argc && argv[0][0])
 		s.name = argv[0];
 	else if (execfn)
