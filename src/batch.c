@@ -2,9 +2,11 @@
  * Batch mode, in steps:
  *
  *   1. collect: every INPUT file, and with -r every file below an INPUT
- *      folder (symbolic links are reported, never followed), paired with
- *      its place under -O DIR; an entry whose place an earlier one has
- *      fails where it would write (never one output over another);
+ *      folder (symbolic links are reported, never followed; -O DIR itself
+ *      is not walked), paired with its place under -O DIR; an entry whose
+ *      place an earlier one has fails where it would write (never one
+ *      output over another), and so does one whose place holds an input
+ *      of the batch, or a file aout2elf did not write (unless -f);
  *   2. convert: worker processes take the next entry from a shared counter
  *      (so one slow file does not hold up a queue) and leave the result in
  *      shared memory, telling the parent its index through a pipe;
@@ -31,9 +33,18 @@
 #include "batch.h"
 #include "elfwrite.h"
 
+/* A file's identity: the inputs of a batch are never overwritten. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct batch {
 	struct batch_entry *e;
 	size_t n, cap;
+	struct file_id *inputs; /* sorted: every regular file among the inputs */
+	size_t ninputs;
+	struct file_id outdir;  /* -O DIR, which -r does not walk */
 	const struct batch_options *b;
 	const struct conv_options *o;
 	struct conv_result *results; /* shared with the workers */
@@ -95,6 +106,11 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+static int same_id(const struct stat *st, const struct file_id *id)
+{
+	return st->st_dev == id->dev && st->st_ino == id->ino;
+}
+
 /* Step 1, for a folder: its tree, in name order, mirrored under out. */
 static int walk(struct batch *bt, const char *in, const char *out)
 {
@@ -117,7 +133,9 @@ static int walk(struct batch *bt, const char *in, const char *out)
 		child = join(in, name);
 		dst = join(out, name);
 		if (child && dst && lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
-			rc = walk(bt, child, dst);
+			/* -O DIR inside the tree: what it holds is output */
+			if (!same_id(&st, &bt->outdir))
+				rc = walk(bt, child, dst);
 			free(child);
 			free(dst);
 		} else {
@@ -137,7 +155,7 @@ static int collect(struct batch *bt, char *const *inputs, size_t n)
 		const char *base;
 
 		/* A folder's contents go straight under -O DIR, like rsync's "dir/". */
-		if (bt->b->recursive && lstat(inputs[i], &st) == 0 &&
+		if (bt->b->recursive && stat(inputs[i], &st) == 0 &&
 		    S_ISDIR(st.st_mode)) {
 			if (walk(bt, inputs[i], bt->b->outdir))
 				return -1;
@@ -153,12 +171,47 @@ static int collect(struct batch *bt, char *const *inputs, size_t n)
 			free(name);
 			return -1;
 		}
+		bt->e[bt->n - 1].named = 1;
 		free(name);
 	}
 	return 0;
 }
 
-/* Step 1b: two entries must never write one output, one over the other. */
+static int by_id(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+/* Step 1b: the identities of the inputs, to be looked up by is_input. */
+static int note_inputs(struct batch *bt)
+{
+	bt->inputs = malloc((bt->n ? bt->n : 1) * sizeof *bt->inputs);
+	if (!bt->inputs)
+		return -1;
+	for (size_t i = 0; i < bt->n; i++) {
+		struct stat st;
+
+		if ((bt->e[i].named ? stat(bt->e[i].input, &st) :
+				      lstat(bt->e[i].input, &st)) == 0 &&
+		    S_ISREG(st.st_mode))
+			bt->inputs[bt->ninputs++] = (struct file_id){ st.st_dev, st.st_ino };
+	}
+	qsort(bt->inputs, bt->ninputs, sizeof *bt->inputs, by_id);
+	return 0;
+}
+
+static int is_input(const struct batch *bt, const struct stat *st)
+{
+	struct file_id id = { st->st_dev, st->st_ino };
+
+	return bsearch(&id, bt->inputs, bt->ninputs, sizeof id, by_id) != NULL;
+}
+
+/* Step 1c: two entries must never write one output, one over the other. */
 static const struct batch_entry *sort_entries;
 
 static int by_output(const void *a, const void *b)
@@ -328,6 +381,60 @@ static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
 	return 1;
 }
 
+/* The file at path holds exactly these bytes (a copy of the input). */
+static int holds_copy(const char *path, const struct input *in)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char buf[65536];
+	size_t at = 0;
+	int same = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		   (uint64_t)st.st_size == in->size;
+
+	while (same && at < in->size) {
+		ssize_t n = read(fd, buf, sizeof buf);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		same = n > 0 && (size_t)n <= in->size - at &&
+		       memcmp(buf, in->buf + at, (size_t)n) == 0;
+		at += n > 0 ? (size_t)n : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/*
+ * What is at an entry's output stays there when it is an input of this
+ * batch (-O DIR among the inputs' folders), even with -f; and, unless -f,
+ * when it is a file aout2elf did not write that is not a copy of this
+ * input either (a copy is replaced: cp -a, then convert over the copy).
+ * The entry's own input is output_open's to refuse, with its reason.
+ */
+static int output_kept(const struct batch *bt, size_t i, const struct stat *in,
+		       const struct input *input, struct conv_result *r)
+{
+	const struct batch_entry *e = &bt->e[i];
+	struct stat out;
+	const char *why;
+
+	if (lstat(e->output, &out) != 0 ||
+	    (out.st_dev == in->st_dev && out.st_ino == in->st_ino))
+		return 0;
+	if (is_input(bt, &out))
+		why = "is an input of this batch; refusing to overwrite it";
+	else if (!bt->o->force && S_ISREG(out.st_mode) && !is_converted(e->output) &&
+		 !holds_copy(e->output, input))
+		why = "exists, and is neither aout2elf's output nor a copy of the "
+		      "input (-f replaces it)";
+	else
+		return 0;
+	set_status(r, CONV_FAILED, why);
+	r->reason_is_output = 1;
+	return 1;
+}
+
 /* Step 2, one entry; runs in a worker.  Fills *r. */
 static void convert_into(const struct batch *bt, size_t i, struct conv_result *r)
 {
@@ -337,7 +444,8 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 
 	memset(r, 0, sizeof *r);
 	r->dynamic = -1;
-	if (lstat(e->input, &in) < 0) {
+	/* a link named on the command line is followed, as in one conversion */
+	if ((e->named ? stat(e->input, &in) : lstat(e->input, &in)) < 0) {
 		set_status(r, CONV_FAILED, strerror(errno));
 		return;
 	}
@@ -400,7 +508,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		input_free(&input);
 		return;
 	}
-	if (output_taken(bt, i, r)) {
+	if (output_taken(bt, i, r) || output_kept(bt, i, &in, &input, r)) {
 		input_free(&input);
 		return;
 	}
@@ -526,11 +634,13 @@ static int run_workers(struct batch *bt)
 	uint8_t *done = (uint8_t *)(next + 1); /* zero pages: NOT_DONE */
 	fflush(NULL);
 	pid_t pids[jobs];
+	int started = 0;
 	for (int w = 0; w < jobs; w++) {
-		pids[w] = fork();
-		if (pids[w] < 0)
-			return -1;
-		if (pids[w] == 0) {
+		pid_t pid = fork();
+
+		if (pid < 0) /* out of processes: with the workers there are */
+			break;
+		if (pid == 0) {
 			close(pipefd[0]);
 			for (size_t i; (i = take(bt, next)) < bt->n;) {
 				convert_entry(bt, i);
@@ -538,8 +648,19 @@ static int run_workers(struct batch *bt)
 			}
 			_exit(0);
 		}
+		pids[started++] = pid;
 	}
 	close(pipefd[1]);
+	if (!started) { /* not even one: here, one after the other */
+		close(pipefd[0]);
+		for (size_t i; (i = take(bt, next)) < bt->n;) {
+			convert_entry(bt, i);
+			finished(bt, i);
+		}
+		munmap(next, shared_size);
+		return 0;
+	}
+	jobs = started;
 	for (size_t from = 0;;) {
 		struct pollfd p = { pipefd[0], POLLIN, 0 };
 		int r = poll(&p, 1, 100);
@@ -572,12 +693,20 @@ static int run_workers(struct batch *bt)
 	return rc;
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 if it is none. */
+/*
+ * Length of the valid UTF-8 sequence at s, 0 if it is none: no overlong
+ * form, no surrogate (U+D800-DFFF), nothing above U+10FFFF (RFC 3629),
+ * which is where the second byte's range narrows.
+ */
 static size_t utf8_len(const unsigned char *s)
 {
 	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
 		   s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
+	unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
 
+	if (n && (s[1] < lo || s[1] > hi))
+		return 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -695,6 +824,8 @@ static int write_report(const char *path, const struct batch *bt)
 	}
 	if (!made) {
 		diag_set(&d, "out of memory");
+	} else if (batch_report_clobbers(path)) { /* one of the outputs, say */
+		diag_set(&d, "exists and is not a report; refusing to overwrite it");
 	} else if (output_open(path, &no_input, 1, &out, &d) == 0) {
 		int e = write_all(out.fd, text, len);
 
@@ -718,11 +849,14 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 	int rc = 0;
 
 	bt.progress = !b->quiet && isatty(2);
-	if (mkdir(b->outdir, 0777) < 0 && errno != EEXIST) {
+	struct stat od;
+
+	if ((mkdir(b->outdir, 0777) < 0 && errno != EEXIST) || stat(b->outdir, &od) < 0) {
 		fprintf(stderr, "aout2elf: %s: %s\n", b->outdir, strerror(errno));
 		return 1;
 	}
-	if (collect(&bt, inputs, ninputs)) {
+	bt.outdir = (struct file_id){ od.st_dev, od.st_ino };
+	if (collect(&bt, inputs, ninputs) || note_inputs(&bt)) {
 		fprintf(stderr, "aout2elf: out of memory\n");
 		rc = 1;
 		goto out;
@@ -766,5 +900,6 @@ out:
 		free(bt.e[i].output);
 	}
 	free(bt.e);
+	free(bt.inputs);
 	return rc;
 }

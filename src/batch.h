@@ -34,6 +34,7 @@ struct batch_entry {
 	char *input;
 	char *output;
 	size_t output_of; /* 1 + index of an earlier entry with this output, or 0 */
+	int named;        /* an INPUT operand itself (its link is followed), not found by -r */
 	struct conv_result r;
 };
 

@@ -40,7 +40,8 @@ static void usage(FILE *f)
 "into ELF32 executables that run as they did under the a.out loader.\n"
 "\n"
 "  -f, --force          replace OUTPUT if it exists; in batch mode, convert\n"
-"                         even when OUTPUT is newer than INPUT\n"
+"                         even when OUTPUT is newer than INPUT, and replace\n"
+"                         a file aout2elf did not write\n"
 "  -O, --output-dir DIR convert each INPUT into DIR\n"
 "  -r, --recursive      with -O: walk INPUT folders, mirror them under DIR\n"
 "  -j, --jobs N         with -O: convert N files at once (default: CPUs)\n"
@@ -232,9 +233,13 @@ static int run(int argc, char **argv, struct conv_options *op)
 	int c, mode_info = 0, verbose = 0, jobs_given = 0;
 	int nopts = argc, mode_exec = 0;
 
-	/* Everything after "--exec FILE" belongs to the program. */
+	/*
+	 * Everything after "--exec FILE" belongs to the program; getopt_long
+	 * takes "--e", "--ex" and "--exe" for it too, so they must end the
+	 * options as well (or "--exe prog out" would write a file named out).
+	 */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (!strcmp(argv[i], "--exec")) {
+		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i]))) {
 			nopts = i + 1;
 			mode_exec = 1;
 			break;

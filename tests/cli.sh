@@ -133,12 +133,59 @@ check "an a.out copied to OUTPUT with its date is converted, not up-to-date" sh 
 mkdir "$tmp/same" && cp "$hello" "$tmp/same/prog"
 run_capture "$tmp/samerun" "$AOUT2ELF" -O "$tmp/same" "$tmp/same/prog"
 check "-O into the input's own folder: a failure, not up-to-date, input intact" sh -c "test \$(cat '$tmp/samerun.rc') = 1 && grep -qx 'aout2elf: $tmp/same/prog: is the input file; refusing to overwrite it' '$tmp/samerun.err' && cmp -s '$hello' '$tmp/same/prog' && test \$(ls -A '$tmp/same' | wc -l) = 1"
+# -O DIR among the inputs' folders: an input of the run is never replaced,
+# not even with -f, whatever order the workers take the entries in
+mkdir -p "$tmp/ov/a" "$tmp/ov/d"
+cp "$hello" "$tmp/ov/a/prog"
+cp "$td/startup.qmagic.aout" "$tmp/ov/d/prog"
+for j in 1 2; do
+	run_capture "$tmp/ov$j" "$AOUT2ELF" -q -f -j $j -O "$tmp/ov/d" "$tmp/ov/a/prog" "$tmp/ov/d/prog"
+	check "-O DIR holding another INPUT (-j $j, -f): exit 1, that input intact" sh -c "test \$(cat '$tmp/ov$j.rc') = 1 && cmp -s '$td/startup.qmagic.aout' '$tmp/ov/d/prog' && cmp -s '$hello' '$tmp/ov/a/prog'"
+done
+check "-O DIR holding another INPUT: the reason names it as an input" grep -qxF "aout2elf: $tmp/ov/d/prog: is an input of this batch; refusing to overwrite it" "$tmp/ov1.err"
+# -r with -O DIR inside the tree: DIR is not walked; a different a.out
+# there by an output's name stays, unless -f
+mkdir -p "$tmp/ovr/sub"
+cp "$hello" "$tmp/ovr/prog"
+cp "$td/startup.qmagic.aout" "$tmp/ovr/sub/prog"
+run_capture "$tmp/ovr1" "$AOUT2ELF" -r -O "$tmp/ovr/sub" --report "$tmp/ovr1.json" "$tmp/ovr"
+check "-r, -O DIR inside the tree: DIR is not walked" sh -c "! grep -qF '\"input\": \"$tmp/ovr/sub/' '$tmp/ovr1.json'"
+check "-r, -O DIR inside the tree: the a.out in DIR stays, exit 1, one line" sh -c "test \$(cat '$tmp/ovr1.rc') = 1 && cmp -s '$td/startup.qmagic.aout' '$tmp/ovr/sub/prog' && grep -qxF \"aout2elf: $tmp/ovr/sub/prog: exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)\" '$tmp/ovr1.err'"
+run_capture "$tmp/ovr2" "$AOUT2ELF" -q -f -r -O "$tmp/ovr/sub" "$tmp/ovr"
+check "-r, -O DIR inside the tree, -f: replaced" sh -c "test \$(cat '$tmp/ovr2.rc') = 0 && head -c 4 '$tmp/ovr/sub/prog' | grep -q ELF"
+run_capture "$tmp/ovr3" "$AOUT2ELF" -r -O "$tmp/ovr/sub" --report "$tmp/ovr3.json" "$tmp/ovr"
+check "-r, -O DIR inside the tree, a rerun: up-to-date, DIR still not walked" sh -c "test \$(cat '$tmp/ovr3.rc') = 0 && test \$(grep -c '\"input\"' '$tmp/ovr3.json') = 1 && grep -qF '\"status\": \"up-to-date\"' '$tmp/ovr3.json'"
+# out of processes (ulimit -u): the batch goes on with the workers it could
+# start, or with none, and still converts everything
+if can_drop_privileges; then
+	mkdir -p "$tmp/np/in" && chmod 777 "$tmp/np"
+	for k in 1 2 3 4 5 6; do cp "$hello" "$tmp/np/in/p$k"; done
+	chmod -R a+rX "$tmp/np/in"
+	for u in 1 2; do
+		run_capture "$tmp/np$u" as_nobody bash -c "ulimit -u $u && exec \"\$0\" -j 4 -r -O '$tmp/np/out$u' '$tmp/np/in'" "$AOUT2ELF"
+		check "-j 4 with room for $((u - 1)) worker process(es): all 6 converted, exit 0" sh -c "test \$(cat '$tmp/np$u.rc') = 0 && test \$(ls '$tmp/np/out$u' | wc -l) = 6 && tail -1 '$tmp/np$u.err' | grep -q '^aout2elf: 6 converted, 0 up-to-date, 0 skipped, 0 failed, '"
+	done
+else
+	skip "out of processes: needs root and setpriv (to be an ordinary user)"
+	skip "out of processes, one worker: needs root and setpriv"
+fi
+# a symbolic link named as INPUT is followed, one found by -r is not
+ln -s "$(cd "$td" && pwd)/hello.qmagic.aout" "$tmp/ov/link"
+run_capture "$tmp/lnk" "$AOUT2ELF" -q -O "$tmp/lnk.d" "$tmp/ov/link"
+check "-O with a symbolic link as INPUT: followed, converted under the link's name" sh -c "test \$(cat '$tmp/lnk.rc') = 0 && test \"\$('$tmp/lnk.d/link')\" = 'hello from a.out'"
+# --report naming one of the outputs: the converted program stays
+run_capture "$tmp/repo" "$AOUT2ELF" -q -O "$tmp/repo.d" --report "$tmp/repo.d/prog" "$tmp/ov/a/prog"
+check "--report naming an output: exit 1, the report not written, the program intact" sh -c "test \$(cat '$tmp/repo.rc') = 1 && grep -qxF 'aout2elf: $tmp/repo.d/prog: exists and is not a report; refusing to overwrite it' '$tmp/repo.err' && head -c 4 '$tmp/repo.d/prog' | grep -q ELF"
 
 # --- --exec ---
 run_capture "$tmp/e1" "$AOUT2ELF" --exec "$td/hello.qmagic.aout" "second line"
 check "--exec runs the program with its arguments" test "$(cat "$tmp/e1.out")" = "hello from a.out
 second line"
 check "--exec writes no file" test -z "$(find "$tmp" -newer "$tmp/e1.out" -type f ! -name 'e1.*')"
+mkdir "$tmp/abbr"
+run_capture "$tmp/e1b" sh -c "cd '$tmp/abbr' && exec '$AOUT2ELF' --exe '$(cd "$td" && pwd)/hello.qmagic.aout' out"
+check "--exe (an abbreviation) runs the program too, and writes no file" sh -c "test \"\$(cat '$tmp/e1b.out')\" = 'hello from a.out
+out' && test -z \"\$(ls -A '$tmp/abbr')\""
 run_capture "$tmp/e2" "$AOUT2ELF" --exec "$td/sigsegv.qmagic.aout"
 check "--exec passes the exit status through" test "$(cat "$tmp/e2.rc")" = 42
 run_capture "$tmp/e3" "$AOUT2ELF" --exec "$tmp/arch/README.txt"

@@ -189,6 +189,28 @@ static void test_report_not_utf8(void)
 		"]\n");
 }
 
+/*
+ * Well-formed but not UTF-8 (RFC 3629): a surrogate, overlong forms, a
+ * code point above U+10FFFF; each byte becomes U+00XX.  The edges that
+ * are UTF-8 (U+D7FF, U+E000, U+0800, U+10000, U+10FFFF) stay as they are.
+ */
+static void test_report_not_utf8_edges(void)
+{
+	struct batch_entry e;
+
+	entry(&e, "s\xed\xa0\x80-o\xe0\x9f\xbf-o\xf0\x8f\xbf\xbf-h\xf4\x90\x80\x80",
+	      "\xed\x9f\xbf\xee\x80\x80\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+	      CONV_SKIPPED, "", -1, "", "not an a.out executable");
+	EXPECT_REPORT(&e, 1,
+		"[\n"
+		"  {\"input\": \"s\\u00ed\\u00a0\\u0080-o\\u00e0\\u009f\\u00bf-"
+		"o\\u00f0\\u008f\\u00bf\\u00bf-h\\u00f4\\u0090\\u0080\\u0080\", "
+		"\"output\": \"\xed\x9f\xbf\xee\x80\x80\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\", "
+		"\"status\": \"skipped\", \"format\": null, \"dynamic\": null, "
+		"\"libraries\": [], \"reason\": \"not an a.out executable\"}\n"
+		"]\n");
+}
+
 /* A stream that cannot be written: -1. */
 static void test_report_write_error(void)
 {
@@ -282,6 +304,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_libraries),
 		UNIT_TEST(test_report_escaping),
 		UNIT_TEST(test_report_not_utf8),
+		UNIT_TEST(test_report_not_utf8_edges),
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
 		UNIT_TEST(test_report_clobbers),
