@@ -566,7 +566,7 @@ static void finished(struct batch *bt, size_t i)
 				r->reason);
 		}
 		if (r->warning[0])
-			fprintf(stderr, "aout2elf: warning: %s", r->warning);
+			fputs(r->warning, stderr); /* whole lines, prefixed */
 		if (bt->b->verbose && r->status == CONV_CONVERTED)
 			printf("'%s' -> '%s' (%s)\n", e->input, e->output, r->format);
 	}

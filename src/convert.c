@@ -1,3 +1,4 @@
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,26 +104,49 @@ static void describe(const struct conv_job *j, struct conv_result *r)
 					 i ? " " : "", j->libs.libs[i].name);
 }
 
+/*
+ * One more line "aout2elf: warning: ...\n" in r->warning, printed as it
+ * is: whole, or cut short with "...\n" where a long path fills the
+ * buffer, never without its prefix or its newline.
+ */
+static void add_warning(struct conv_result *r, const char *fmt, ...)
+{
+	static const char prefix[] = "aout2elf: warning: ", cut[] = "...\n";
+	size_t cap = sizeof r->warning, used = strlen(r->warning);
+	va_list ap;
+	int n;
+
+	if (used + sizeof prefix + sizeof cut > cap)
+		return;
+	memcpy(r->warning + used, prefix, sizeof prefix);
+	used += sizeof prefix - 1;
+	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false alarm */
+	n = vsnprintf(r->warning + used, cap - used, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		r->warning[used] = 0;
+	else if ((size_t)n >= cap - used)
+		memcpy(r->warning + cap - sizeof cut, cut, sizeof cut);
+}
+
 static void warnings(const char *dst, const struct conv_job *j,
 		     const struct conv_options *o, struct conv_result *r)
 {
-	size_t used = 0;
 	unsigned long min = mmap_min_addr();
 
 	if (o->quiet)
 		return;
 	if (j->p.min_addr < min)
-		used += (size_t)snprintf(r->warning + used, sizeof r->warning - used,
-			"%s: needs address 0x%x, below vm.mmap_min_addr (%lu) here; "
-			"only root can run it unless 'sysctl -w vm.mmap_min_addr=%u'\n",
-			dst, j->p.min_addr, min, j->p.min_addr);
-	for (size_t i = 0; i < j->libs.n && used < sizeof r->warning; i++)
+		add_warning(r, "%s: needs address 0x%x, below vm.mmap_min_addr (%lu) "
+			    "here; only root can run it unless 'sysctl -w "
+			    "vm.mmap_min_addr=%u'\n",
+			    dst, j->p.min_addr, min, j->p.min_addr);
+	for (size_t i = 0; i < j->libs.n; i++)
 		if (!j->libs.libs[i].path)
-			used += (size_t)snprintf(r->warning + used,
-				sizeof r->warning - used,
-				"%s: a.out library %s not found here; the program "
-				"looks for it when it runs\n", dst,
-				j->libs.libs[i].name);
+			add_warning(r, "%s: a.out library %s not found here; the "
+				    "program looks for it when it runs\n", dst,
+				    j->libs.libs[i].name);
 }
 
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,

@@ -41,7 +41,7 @@ struct conv_result {
 	int dynamic;      /* -1 unknown */
 	char libraries[STUB_MAX_LIBS * STUB_LIB_NAME];
 	char reason[256]; /* why it failed or was skipped */
-	char warning[512];
+	char warning[512]; /* lines "aout2elf: warning: ...\n", printed as they are */
 	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
 };
 

@@ -84,6 +84,13 @@ static int add_libdir(struct conv_options *o, const char *dir)
 		fprintf(stderr, "%s: %s: %s\n", progname, dir, strerror(errno));
 		return -1;
 	}
+	/* the converted program keeps the folders as one ':'-separated list */
+	if (strchr(abs, ':')) {
+		fprintf(stderr, "%s: %s: a -L folder cannot have ':' in its name\n",
+			progname, abs);
+		free(abs);
+		return -1;
+	}
 	if (o->nlibdirs == CONV_MAX_LIBDIRS) {
 		free(abs);
 		fprintf(stderr, "%s: at most %d -L folders\n", progname,
@@ -142,7 +149,7 @@ static int convert(const char *src, const char *dst,
 		return EXIT_FAIL;
 	}
 	if (r.warning[0])
-		fprintf(stderr, "%s: warning: %s", progname, r.warning);
+		fputs(r.warning, stderr); /* whole lines, prefixed */
 	if (verbose)
 		printf("'%s' -> '%s' (%s, %s)\n", src, dst, r.format,
 		       !r.dynamic ? "static" :
@@ -294,10 +301,10 @@ static int run(int argc, char **argv, struct conv_options *op)
 			break;
 		case 'h':
 			usage(stdout);
-			return fflush(stdout) ? EXIT_FAIL : 0;
+			return 0;
 		case 'V':
 			printf("aout2elf %s\n", PACKAGE_VERSION);
-			return fflush(stdout) ? EXIT_FAIL : 0;
+			return 0;
 		default:
 			fprintf(stderr, "Try '%s --help' for more information.\n",
 				progname);
@@ -332,7 +339,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 		for (int i = 0; i < nargs; i++)
 			if (info(args[i], &o))
 				rc = EXIT_FAIL;
-		return fflush(stdout) ? EXIT_FAIL : rc;
+		return rc;
 	}
 	if (b.outdir) {
 		if (nargs < 1)
@@ -361,5 +368,12 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < o.nlibdirs; i++)
 		free((char *)o.libdirs[i]);
+	/* --help, --version, --info and -v write there: a lost line is an error */
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: %s\n", progname,
+			errno ? strerror(errno) : "write error");
+		rc = EXIT_FAIL;
+	}
 	return rc;
 }

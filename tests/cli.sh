@@ -21,6 +21,17 @@ run_capture "$tmp/help" "$AOUT2ELF" --help
 check "--help exits 0, on stdout, quiet on stderr" sh -c "test \$(cat '$tmp/help.rc') = 0 && grep -q '^Usage: ' '$tmp/help.out' && test ! -s '$tmp/help.err'"
 run_capture "$tmp/ver" "$AOUT2ELF" --version
 check "--version prints 'aout2elf VERSION'" grep -qE '^aout2elf [0-9]+\.[0-9]+' "$tmp/ver.out"
+# standard output that cannot be written: one line, exit 1 (not 0, not silence)
+if [ -w /dev/full ]; then
+	for args in "--version" "--info $hello" "-v -f $hello $tmp/v.elf"; do
+		# shellcheck disable=SC2086 # the words of args are the arguments
+		"$AOUT2ELF" $args >/dev/full 2>"$tmp/full.err"
+		echo $? >"$tmp/full.rc"
+		check "'aout2elf $args' with stdout on /dev/full: exit 1, one line saying so" sh -c "test \$(cat '$tmp/full.rc') = 1 && test \"\$(cat '$tmp/full.err')\" = 'aout2elf: standard output: No space left on device'"
+	done
+else
+	skip "no /dev/full: a standard output that cannot be written"
+fi
 for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" \
 	"--report r x y" "--info -O d x" "-O d" "-O d --exec x" "--info --exec x" \
 	"x --exec y"; do
@@ -32,6 +43,9 @@ run_capture "$tmp/u" "$AOUT2ELF" -L "$tmp/no-such-folder" "$hello" "$tmp/l.elf"
 check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$tmp/u.rc') = 2 && test \$(wc -l < '$tmp/u.err') = 1 && grep -q '^aout2elf: $tmp/no-such-folder: ' '$tmp/u.err' && test ! -e '$tmp/l.elf'"
 # an a.out shared library where a program is expected: named as one
 lib_err="aout2elf: $td/libtiny.so.1: an a.out shared library, not a program (use it with -L)"
+mkdir -p "$tmp/c:d"
+run_capture "$tmp/colon" "$AOUT2ELF" -L "$tmp/c:d" "$hello" "$tmp/colon.elf"
+check "-L with ':' in the folder's name: exit 2, one line saying so, nothing written" sh -c "test \$(cat '$tmp/colon.rc') = 2 && test \"\$(cat '$tmp/colon.err')\" = \"aout2elf: $tmp/c:d: a -L folder cannot have ':' in its name\" && test ! -e '$tmp/colon.elf'"
 run_capture "$tmp/lib" "$AOUT2ELF" "$td/libtiny.so.1" "$tmp/lib.elf"
 check "a shared library as INPUT: exit 1, one line saying what it is, no output" sh -c "test \$(cat '$tmp/lib.rc') = 1 && test \"\$(cat '$tmp/lib.err')\" = '$lib_err' && test ! -e '$tmp/lib.elf'"
 run_capture "$tmp/libx" "$AOUT2ELF" --exec "$td/libtiny.so.1"
@@ -45,6 +59,16 @@ chmod 6664 "$tmp/modes.aout"
 check "the output's mode: 6664 in, umask 027: 750 out" test "$(stat -c %a "$tmp/modes.elf")" = 750
 run_capture "$tmp/v" "$AOUT2ELF" -v "$hello" "$tmp/verbose.elf"
 check "-v says what was converted, on stdout" grep -q "^'.*' -> '.*verbose.elf' (QMAGIC, static)$" "$tmp/v.out"
+
+# warnings: each its own line, prefixed, ending in a newline, long paths too
+run_capture "$tmp/w2" "$AOUT2ELF" --no-embed-libs "$td/dynmissing.qmagic.aout" "$tmp/w2.elf"
+check "two libraries not found: two warning lines, each prefixed" sh -c "test \$(cat '$tmp/w2.rc') = 0 && test \$(grep -c 'not found here' '$tmp/w2.err') = 2 && ! grep -qv '^aout2elf: warning: ' '$tmp/w2.err'"
+longtop=$tmp/$(printf 'd%.0s' $(seq 120))
+long=$longtop/$(printf 'e%.0s' $(seq 120))/$(printf 'f%.0s' $(seq 120))
+mkdir -p "$long"
+run_capture "$tmp/w3" "$AOUT2ELF" --no-embed-libs "$td/dynmissing.qmagic.aout" "$long/$(printf 'g%.0s' $(seq 120))"
+check "warnings about a long OUTPUT path: whole lines, prefixed, the last one ended" sh -c "test \$(cat '$tmp/w3.rc') = 0 && test -s '$tmp/w3.err' && ! grep -qv '^aout2elf: warning: ' '$tmp/w3.err' && test \"\$(tail -c 1 '$tmp/w3.err' | od -An -c | tr -d ' ')\" = '\\n'"
+rm -rf "$longtop"
 
 # --- man page and --help name the same long options ---
 man_page=${srcdir:-.}/man/aout2elf.1
