@@ -204,6 +204,9 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 		return diag_set(d, "out of memory for %zu symbols", a->nsyms);
 
 	const char *strtab = (const char *)buf + a->str_off;
+	/* a name is terminated if a NUL follows it: one look, not one per symbol */
+	const char *last_nul = a->str_size ? memrchr(strtab, 0, a->str_size) : NULL;
+
 	for (size_t i = 0; i < a->nsyms; i++) {
 		const uint8_t *n = buf + a->sym_off + i * AOUT_NLIST_SIZE;
 		struct aout_symbol *s = &a->syms[i];
@@ -224,7 +227,7 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 			return diag_set(d, "symbol %zu: name offset %u is outside "
 					   "the string table (%u bytes)",
 					i, s->strx, a->str_size);
-		if (!memchr(strtab + s->strx, 0, a->str_size - s->strx))
+		if (!last_nul || strtab + s->strx > last_nul)
 			return diag_set(d, "symbol %zu: name at offset %u is not "
 					   "terminated inside the string table",
 					i, s->strx);

@@ -228,16 +228,58 @@ static void free_symbols(struct symbols *y)
 	memset(y, 0, sizeof *y);
 }
 
+static int by_strx(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Whether names share bytes: symbols with one string-table offset, or one
+ * offset inside another's name.  A name copied per symbol would then let
+ * a small file ask for gigabytes (70000 symbols naming one 64 KiB
+ * string); 1 if so, 0 if not, -1 out of memory.
+ */
+static int names_share(const struct aout *a)
+{
+	const char *strtab = (const char *)a->buf + a->str_off;
+	uint32_t *x = malloc((a->nsyms ? a->nsyms : 1) * sizeof *x);
+	size_t n = 0;
+	int shared = 0;
+
+	if (!x)
+		return -1;
+	for (size_t i = 0; i < a->nsyms; i++)
+		if (a->syms[i].strx && !(a->syms[i].type & N_STAB))
+			x[n++] = a->syms[i].strx;
+	qsort(x, n, sizeof *x, by_strx);
+	for (size_t i = 1; i < n && !shared; i++)
+		shared = x[i] < x[i - 1] + strlen(strtab + x[i - 1]) + 1;
+	free(x);
+	return shared;
+}
+
 static int build_symbols(const struct aout *a, const struct sections *sec,
 			 struct symbols *y, struct diag *d)
 {
 	size_t strcap = 1;
+	int shared = names_share(a);
 
 	memset(y, 0, sizeof *y);
-	for (size_t i = 0; i < a->nsyms; i++)
-		strcap += strlen(a->syms[i].name) + 1;
+	/*
+	 * Names that share bytes are all taken as they lie in the a.out
+	 * string table (behind a NUL, in place of its size word): a name's
+	 * offset is then its a.out offset less 3, and the table never grows.
+	 */
+	if (shared > 0)
+		strcap = a->str_size - 3;
+	else /* stabs keep their names in .stabstr */
+		for (size_t i = 0; i < a->nsyms; i++)
+			if (!(a->syms[i].type & N_STAB))
+				strcap += strlen(a->syms[i].name) + 1;
 	y->sym = calloc(a->nsyms + 1, sizeof *y->sym);
-	y->str = malloc(strcap);
+	y->str = shared < 0 ? NULL : malloc(strcap);
 	y->stab = malloc((a->nsyms + 1) * AOUT_NLIST_SIZE);
 	if (!y->sym || !y->str || !y->stab) {
 		free_symbols(y);
@@ -245,6 +287,10 @@ static int build_symbols(const struct aout *a, const struct sections *sec,
 	}
 	y->str[0] = 0;
 	y->strlen = 1;
+	if (shared) {
+		memcpy(y->str + 1, a->buf + a->str_off + 4, a->str_size - 4);
+		y->strlen = strcap;
+	}
 	y->nsym = 1;
 	y->nstab = 1;
 	/* ELF wants the locals first: two passes over the nlist. */
@@ -263,10 +309,15 @@ static int build_symbols(const struct aout *a, const struct sections *sec,
 			}
 			if (global != pass || !s->name[0] || !elf_symbol(s, sec, &e))
 				continue;
-			size_t n = strlen(s->name) + 1;
-			e.st_name = (Elf32_Word)y->strlen;
-			memcpy(y->str + y->strlen, s->name, n);
-			y->strlen += n;
+			if (shared) {
+				e.st_name = s->strx - 3;
+			} else {
+				size_t n = strlen(s->name) + 1;
+
+				e.st_name = (Elf32_Word)y->strlen;
+				memcpy(y->str + y->strlen, s->name, n);
+				y->strlen += n;
+			}
 			y->sym[y->nsym++] = e;
 		}
 		if (pass == 0)

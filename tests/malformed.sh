@@ -144,6 +144,12 @@ for i in "${!names[@]}"; do
 		want_no_stdout
 		want_err_only_warnings
 		want_elf "$output"
+		# never more than the input and the stub (ok-names-shared: names
+		# are not copied per symbol)
+		if [ -f "$output" ] && [ "$(stat -c %s "$output")" -gt \
+			$((2 * $(stat -c %s "$input") + 1048576)) ]; then
+			why+=("the output is more than twice the input, and 1 MiB")
+		fi
 		want_no_temp "$out"
 		want_same "$orig/$name" "$input"
 		conclude "$name: converts"

@@ -600,6 +600,35 @@ int main(int argc, char **argv)
 	im = qbase(), set_word(&im, sym_off(&q) + 24, 23), emit("strx-sym2-23", im);
 	im = qbase(), set_word(&im, sym_off(&q) + 12, 2), emit("strx-sym1-2", im);
 
+	/*
+	 * 70000 symbols, every one named by the same 64 KiB string, and as
+	 * many more each starting one byte further into it: legal, and not
+	 * 9 GiB of names in the output (each name copied per symbol).
+	 */
+	{
+		enum { NSYMS = 140000, NAME = 65536 };
+		size_t symoff = PAGE + PAGE, stroff = symoff + 12u * NSYMS;
+		struct img big = { calloc(stroff + 4 + NAME + 1, 1), stroff + 4 + NAME + 1 };
+
+		if (!big.b)
+			die("calloc");
+		put32(big.b + H_INFO, QMAGIC | M_386 << 16);
+		set_hdr(&big, H_TEXT, PAGE);
+		set_hdr(&big, H_DATA, PAGE);
+		set_hdr(&big, H_SYMS, 12u * NSYMS);
+		set_hdr(&big, H_ENTRY, 0x1020);
+		for (size_t i = 0; i < NSYMS; i++) {
+			uint8_t *n = big.b + symoff + 12 * i;
+
+			put32(n, 4 + (i < NSYMS / 2 ? 0 : (uint32_t)(i - NSYMS / 2) % NAME));
+			n[4] = 0x05; /* N_TEXT | N_EXT */
+			put32(n + 8, 0x1020);
+		}
+		put32(big.b + stroff, 4 + NAME + 1);
+		memset(big.b + stroff + 4, 'a', NAME);
+		emit("ok-names-shared", big);
+	}
+
 	/* ---- shared libraries (passed with -L NAME.lib) ---- */
 	l = lib_layout(OMAGIC), emit_with_lib("lib-omagic", lib_img(&l));
 	l = lib_layout(NMAGIC), emit_with_lib("lib-nmagic", lib_img(&l));
