@@ -74,8 +74,13 @@ rm -rf "$longtop"
 man_page=${srcdir:-.}/man/aout2elf.1
 help_opts=$(grep -o -- '--[a-z][a-z-]*' "$tmp/help.out" | sort -u)
 man_opts=$( { grep -o 'Fl -[a-z][a-z-]*' "$man_page" | sed 's/^Fl -/--/'; } | sort -u)
-check "every long option of --help is in the man page" test -z "$(comm -23 <(echo "$help_opts") <(echo "$man_opts"))"
-check "every long option of the man page is in --help" test -z "$(comm -13 <(echo "$help_opts") <(echo "$man_opts"))"
+# files, not <(...): the VM's /dev may have no /dev/fd, and a comm that
+# cannot read its input must fail the check, not pass it empty
+echo "$help_opts" >"$tmp/help.opts"
+echo "$man_opts" >"$tmp/man.opts"
+check "--help names long options at all" test "$(wc -l <"$tmp/help.opts")" -ge 10
+check "every long option of --help is in the man page" sh -c "comm -23 '$tmp/help.opts' '$tmp/man.opts' >'$tmp/help-only' && test ! -s '$tmp/help-only'"
+check "every long option of the man page is in --help" sh -c "comm -13 '$tmp/help.opts' '$tmp/man.opts' >'$tmp/man-only' && test ! -s '$tmp/man-only'"
 
 # --- batch mode ---
 mkdir -p "$tmp/arch/bin" "$tmp/arch/lib"
@@ -185,8 +190,10 @@ if can_drop_privileges; then
 	mkdir -p "$tmp/np/in" && chmod 777 "$tmp/np"
 	for k in 1 2 3 4 5 6; do cp "$hello" "$tmp/np/in/p$k"; done
 	chmod -R a+rX "$tmp/np/in"
+	# LeakSanitizer's exit check starts a thread, which ulimit -u 1 refuses
+	# (a fatal error of the sanitizer's, not of the converter's)
 	for u in 1 2; do
-		run_capture "$tmp/np$u" as_nobody bash -c "ulimit -u $u && exec \"\$0\" -j 4 -r -O '$tmp/np/out$u' '$tmp/np/in'" "$AOUT2ELF"
+		run_capture "$tmp/np$u" as_nobody env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" bash -c "ulimit -u $u && exec \"\$0\" -j 4 -r -O '$tmp/np/out$u' '$tmp/np/in'" "$AOUT2ELF"
 		check "-j 4 with room for $((u - 1)) worker process(es): all 6 converted, exit 0" sh -c "test \$(cat '$tmp/np$u.rc') = 0 && test \$(ls '$tmp/np/out$u' | wc -l) = 6 && tail -1 '$tmp/np$u.err' | grep -q '^aout2elf: 6 converted, 0 up-to-date, 0 skipped, 0 failed, '"
 	done
 else

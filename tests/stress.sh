@@ -21,7 +21,9 @@ fi
 run_capture "$tmp/argv0" ./tests/execv0 "$tmp/startup"
 check "empty argv: start-up state as the a.out loader made it" grep -qx 'startup: ok' "$tmp/argv0.out"
 
-mapfile -t many < <(seq 1 10000)
+seq 1 10000 >"$tmp/many.args"
+mapfile -t many <"$tmp/many.args"
+check "10000 arguments: made" test "${#many[@]}" = 10000
 run_capture "$tmp/many" "$tmp/startup" "${many[@]}"
 check "10000 arguments" grep -qx 'startup: ok' "$tmp/many.out"
 

@@ -85,6 +85,12 @@ static void mount_or_say(const char *src, const char *dir, const char *type,
 		say("cannot mount", dir);
 }
 
+static void link_or_say(const char *target, const char *path)
+{
+	if (symlink(target, path) != 0 && errno != EEXIST)
+		say("cannot make", path);
+}
+
 static int run_and_wait(char *const argv[])
 {
 	int st;
@@ -196,6 +202,11 @@ int main(int argc, char **argv)
 	mount_or_say("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	if (!busybox)
 		mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	/* what udev would add: bash's <(...) and /dev/stdin need them */
+	link_or_say("/proc/self/fd", "/dev/fd");
+	link_or_say("/proc/self/fd/0", "/dev/stdin");
+	link_or_say("/proc/self/fd/1", "/dev/stdout");
+	link_or_say("/proc/self/fd/2", "/dev/stderr");
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, "ptmxmode=0666");
 	mount_or_say("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
 	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
