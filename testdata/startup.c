@@ -53,7 +53,9 @@
  *   91        /proc/self/cmdline is not the argument strings
  *   92        /proc/self/environ is not the environment strings
  *
- * Exit status 0 comes with "startup: ok" on stdout.
+ * Exit status 0 comes with "startup: ok" on stdout.  Run as "startup
+ * stacktop", it checks the frame (1x) only and prints "stack top: 0x..."
+ * (the end of the page that holds the end of the strings).
  */
 #include "fixture.h"
 
@@ -101,6 +103,10 @@ static int failed(int status, const char *what, uint32_t got, uint32_t want)
 
 #define U(p) ((uint32_t)(uintptr_t)(p))
 
+/* the end of the last environment string: above it the kernel put only
+ * the program's path and a NULL word, ending at the top of the stack */
+static uint32_t strings_end;
+
 static int check_frame(uint32_t *sp, uint32_t *pargc, char ***pargv, char ***penvp)
 {
 	if (U(sp) & 3)
@@ -134,6 +140,7 @@ static int check_frame(uint32_t *sp, uint32_t *pargc, char ***pargv, char ***pen
 			return failed(16, "environment strings are not contiguous", U(envp[i]), U(next));
 		next = envp[i] + fx_strlen(envp[i]) + 1;
 	}
+	strings_end = U(next);
 	*pargc = argc;
 	*pargv = argv;
 	*penvp = envp;
@@ -346,8 +353,19 @@ int fixture_main(uint32_t *entry_sp)
 	char **argv = NULL, **envp = NULL;
 	int r;
 
-	if ((r = check_frame(entry_sp, &argc, &argv, &envp)) ||
-	    (r = check_args(argc, argv, envp)) ||
+	if ((r = check_frame(entry_sp, &argc, &argv, &envp)))
+		return r;
+	/* "startup stacktop" prints the top of the stack: the a.out loader
+	 * put it at STACK_TOP less at most 8 KiB (arch_align_stack), an ELF's
+	 * is randomised over megabytes; without randomisation both are
+	 * STACK_TOP exactly */
+	if (argc == 2 && fx_streq(argv[1], "stacktop")) {
+		fx_puts(1, "stack top: ");
+		fx_puthex(1, (strings_end + 4095u) & ~4095u);
+		fx_puts(1, "\n");
+		return 0;
+	}
+	if ((r = check_args(argc, argv, envp)) ||
 	    (r = check_regs()) ||
 	    (r = check_brk()) ||
 	    (r = check_bss()) ||

@@ -195,7 +195,8 @@ for M in $MAGICS; do
 		fi
 		for d in "hello" "hello world" "hello.stripped" "startup" "startup args" \
 			"startup (--direct)" \
-			"startup with no environment" "sigsegv" "forkexec child32" \
+			"startup with no environment" "startup stacktop under setarch -R" \
+			"startup-direct stacktop under setarch -R" "sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"forkexec startup-brk-10004" \
 			"traps budget" "traps refused" "traps fork" "traps nested" "traps mask" \
@@ -233,6 +234,21 @@ for M in $MAGICS; do
 	else
 		not_ok "$desc" "startup.$M was not converted"
 	fi
+
+	# the stack: the a.out loader put its top at 0xFFFFE000 less at most
+	# 8 KiB (arch_align_stack), an ELF's is randomised over 8 MiB below
+	# it; without randomisation (setarch -R) both are 0xFFFFE000
+	for f in startup startup-direct; do
+		desc="$M: run $f stacktop under setarch -R: the a.out loader's stack top"
+		if ! command -v setarch >/dev/null 2>&1; then
+			skip "$desc (no setarch here)"
+		elif [ -f "$B/$f.$M" ]; then
+			run setarch "$(uname -m)" -R "$B/$f.$M" stacktop
+			expect "$desc" 0 $'stack top: 0xffffe000\n'
+		else
+			not_ok "$desc" "$f.$M was not converted"
+		fi
+	done
 
 	# the stub's choices (hybrid brk, brk by prctl, what lies below 64 KiB)
 	# change at these boundaries; the a.out loader made no difference
