@@ -89,7 +89,10 @@ cp "$td/startup.qmagic.aout" "$tmp/arch/bin/startup"
 cp "$td/hello.omagic.aout" "$tmp/arch/hello-o"
 echo "not a program" > "$tmp/arch/README.txt"
 printf '\007\001\144\000short' > "$tmp/arch/bin/broken"
-ln -s ../../../etc/passwd "$tmp/arch/bin/outside"
+# a link to an a.out outside the tree: followed, it would be converted
+mkdir -p "$tmp/elsewhere"
+cp "$td/hello.qmagic.aout" "$tmp/elsewhere/prog"
+ln -s ../../elsewhere/prog "$tmp/arch/bin/outside"
 # an archive holds the libraries beside the programs, maybe a FIFO
 cp "$td/libtiny.so.1" "$tmp/arch/lib/libtiny.so.1"
 # (not over 9p, as in the VM of tools/run-in-vm)
@@ -101,7 +104,7 @@ check "batch reports the broken file in one line" test "$(grep -c "broken: trunc
 check "batch -q prints nothing else" test "$(wc -l < "$tmp/b1.err")" = 1
 check "the tree is mirrored under -O" test -x "$tmp/out/bin/hello" -a -x "$tmp/out/hello-o" -a -x "$tmp/out/bin/startup"
 check "non-a.out files are not copied" test ! -e "$tmp/out/README.txt"
-check "symlinks are not followed" test ! -e "$tmp/out/bin/outside"
+check "symlinks are not followed" test -f "$tmp/arch/bin/outside" -a ! -e "$tmp/out/bin/outside" -a ! -L "$tmp/out/bin/outside"
 check "a converted file runs" test "$("$tmp/out/bin/hello")" = "hello from a.out"
 check "report: converted entry" grep -qF "{\"input\": \"$tmp/arch/bin/hello\", \"output\": \"$tmp/out/bin/hello\", \"status\": \"converted\", \"format\": \"QMAGIC\", \"dynamic\": false, \"libraries\": [], \"reason\": null}" "$tmp/r1.json"
 check "report: skipped text file" grep -qF "\"input\": \"$tmp/arch/README.txt\", \"output\": \"$tmp/out/README.txt\", \"status\": \"skipped\", \"format\": null, \"dynamic\": null, \"libraries\": [], \"reason\": \"not an a.out executable\"}" "$tmp/r1.json"
@@ -178,7 +181,7 @@ mkdir -p "$tmp/ovr/sub"
 cp "$hello" "$tmp/ovr/prog"
 cp "$td/startup.qmagic.aout" "$tmp/ovr/sub/prog"
 run_capture "$tmp/ovr1" "$AOUT2ELF" -r -O "$tmp/ovr/sub" --report "$tmp/ovr1.json" "$tmp/ovr"
-check "-r, -O DIR inside the tree: DIR is not walked" sh -c "! grep -qF '\"input\": \"$tmp/ovr/sub/' '$tmp/ovr1.json'"
+check "-r, -O DIR inside the tree: DIR is not walked" sh -c "grep -qF '\"input\": \"$tmp/ovr/prog\"' '$tmp/ovr1.json' && ! grep -qF '\"input\": \"$tmp/ovr/sub/' '$tmp/ovr1.json'"
 check "-r, -O DIR inside the tree: the a.out in DIR stays, exit 1, one line" sh -c "test \$(cat '$tmp/ovr1.rc') = 1 && cmp -s '$td/startup.qmagic.aout' '$tmp/ovr/sub/prog' && grep -qxF \"aout2elf: $tmp/ovr/sub/prog: exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)\" '$tmp/ovr1.err'"
 run_capture "$tmp/ovr2" "$AOUT2ELF" -q -f -r -O "$tmp/ovr/sub" "$tmp/ovr"
 check "-r, -O DIR inside the tree, -f: replaced" sh -c "test \$(cat '$tmp/ovr2.rc') = 0 && head -c 4 '$tmp/ovr/sub/prog' | grep -q ELF"
@@ -209,10 +212,14 @@ run_capture "$tmp/repo" "$AOUT2ELF" -q -O "$tmp/repo.d" --report "$tmp/repo.d/pr
 check "--report naming an output: exit 1, the report not written, the program intact" sh -c "test \$(cat '$tmp/repo.rc') = 1 && grep -qxF 'aout2elf: $tmp/repo.d/prog: exists and is not a report; refusing to overwrite it' '$tmp/repo.err' && head -c 4 '$tmp/repo.d/prog' | grep -q ELF"
 
 # --- --exec ---
-run_capture "$tmp/e1" "$AOUT2ELF" --exec "$td/hello.qmagic.aout" "second line"
+# from an empty folder, the input alone in its own, TMPDIR empty too:
+# any file --exec wrote would show in one of the three
+mkdir -p "$tmp/e1.cwd" "$tmp/e1.in" "$tmp/e1.tmp"
+cp "$td/hello.qmagic.aout" "$tmp/e1.in/prog"
+run_capture "$tmp/e1" sh -c "cd '$tmp/e1.cwd' && TMPDIR='$tmp/e1.tmp' exec '$AOUT2ELF' --exec '$tmp/e1.in/prog' 'second line'"
 check "--exec runs the program with its arguments" test "$(cat "$tmp/e1.out")" = "hello from a.out
 second line"
-check "--exec writes no file" test -z "$(find "$tmp" -newer "$tmp/e1.out" -type f ! -name 'e1.*')"
+check "--exec writes no file (working folder, input's folder, TMPDIR)" sh -c "test \"\$(ls -A '$tmp/e1.cwd' '$tmp/e1.tmp' | grep -c .)\" = 2 && test \"\$(ls -A '$tmp/e1.in')\" = prog"
 mkdir "$tmp/abbr"
 run_capture "$tmp/e1b" sh -c "cd '$tmp/abbr' && exec '$AOUT2ELF' --exe '$(cd "$td" && pwd)/hello.qmagic.aout' out"
 check "--exe (an abbreviation) runs the program too, and writes no file" sh -c "test \"\$(cat '$tmp/e1b.out')\" = 'hello from a.out

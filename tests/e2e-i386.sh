@@ -95,8 +95,9 @@ fi
 # t1 DESC STATUS WORDS ...: exits STATUS, stdout empty, one line on
 # stderr holding WORDS
 {
+	echo '#!/bin/sh'
+	printf 'W=%q B=%q TD=%q NR=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" "$norandom"
 	cat <<'EOF'
-#!/bin/sh
 E=$W/inner.err
 t() {
 	desc=$1 want=$2 wantout=$3
@@ -137,9 +138,6 @@ t1() {
 	fi
 }
 echo "# $(uname -srm), vm.mmap_min_addr $(cat /proc/sys/vm/mmap_min_addr), uid $(id -u)"
-EOF
-	printf 'W=%q B=%q TD=%q NR=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" "$norandom"
-	cat <<'EOF'
 for M in omagic nmagic zmagic qmagic; do
 	t "$M: hello" 0 "hello from a.out" "$B/hello.$M"
 	t "$M: hello world" 0 "hello from a.out

@@ -10,8 +10,8 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
-if [ "$(cat /proc/sys/vm/mmap_min_addr)" -gt 4096 ]; then
-	skip "QMAGIC programs need vm.mmap_min_addr <= 4096"
+if reason=$(why_not_run qmagic); then
+	skip "QMAGIC programs cannot run here: $reason"
 	finish
 fi
 "$AOUT2ELF" "$td/startup.qmagic.aout" "$tmp/startup" || exit 1
@@ -19,7 +19,9 @@ fi
 "$AOUT2ELF" "$td/traps.qmagic.aout" "$tmp/traps" || exit 1
 
 run_capture "$tmp/argv0" ./tests/execv0 "$tmp/startup"
-check "empty argv: start-up state as the a.out loader made it" grep -qx 'startup: ok' "$tmp/argv0.out"
+# (since Linux 5.18 the kernel makes an empty argv {""}, argc 1: what
+# this checks is the start-up state of such an exec, not argc 0)
+check "execve with an empty argv: the start-up state holds" grep -qx 'startup: ok' "$tmp/argv0.out"
 
 seq 1 10000 >"$tmp/many.args"
 mapfile -t many <"$tmp/many.args"
