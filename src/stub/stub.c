@@ -1840,6 +1840,6 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		unblock_sigsys();
 	}
 	build_aout_frame(elf_sp, sp);
-	sp[-2] = plan->entry; /* where _start jumps, below the frame */
+	sp[-1] = plan->entry; /* where _start returns to, below the frame */
 	return sp;
 }

@@ -22,7 +22,9 @@ _start:
 	movl	%esp, %eax
 	pushl	%eax
 	call	stub_main		/* returns the a.out %esp */
-	movl	%eax, %esp
+	/* a_entry is in the word below it: kept at %esp until the ret, so
+	 * that a signal delivered on the way cannot write over it */
+	leal	-4(%eax), %esp
 	xorl	%eax, %eax
 	xorl	%ebx, %ebx
 	xorl	%ecx, %ecx
@@ -32,7 +34,7 @@ _start:
 	xorl	%ebp, %ebp
 	pushl	$0x200
 	popfl
-	jmp	*-8(%esp)		/* a_entry, which stub_main left there (pushl took -4) */
+	ret				/* to a_entry, leaving %esp on argc */
 
 /*
  * long stub_syscall_via(gate, long nr, long a1, ..., long a6): -errno on
