@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,9 @@ static void usage(FILE *f)
 "                         before 'run'; a forbidden low address is then a\n"
 "                         SIGSEGV at exec instead of a message\n"
 "      --noexecstack    make stack, bss, heap and QMAGIC data non-executable\n"
+"      --no-randomize   run without address randomisation, as under the\n"
+"                         a.out loader: stack and mmap base fixed (the\n"
+"                         program execs itself once more, as setarch -R)\n"
 "  -q, --quiet          print no warnings, progress or summary\n"
 "  -v, --verbose        say what was converted\n"
 "  -h, --help           display this help and exit\n"
@@ -175,7 +179,19 @@ static int exec_in_memory(char **argv, const struct conv_options *o)
 		return EXIT_FAIL;
 	}
 	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
+	/*
+	 * --no-randomize: the stub cannot exec a memfd again (exec closed
+	 * it), so the exec here is the one without randomisation; the mark
+	 * has the stub take both bits off again.
+	 */
+	int per = personality(0xffffffff);
+
+	if (o->plan.norandom && per != -1 && !(per & STUB_PER_ADDR_NO_RANDOMIZE))
+		personality((unsigned long)per | STUB_PER_ADDR_NO_RANDOMIZE |
+			    STUB_PER_NORANDOM_MARK);
 	fexecve(fd, argv, environ);
+	if (per != -1)
+		personality((unsigned long)per);
 	fprintf(stderr, "%s: %s: cannot run it: %s\n", progname, file,
 		strerror(errno));
 	close(fd);
@@ -216,7 +232,7 @@ static void remove_temp_on_signals(void)
 static int run(int argc, char **argv, struct conv_options *op)
 {
 	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-	       OPT_REPORT, OPT_EXEC };
+	       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "output-dir", required_argument, NULL, 'O' },
@@ -229,6 +245,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
+		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -292,6 +309,9 @@ static int run(int argc, char **argv, struct conv_options *op)
 			break;
 		case OPT_NO_EMBED:
 			o.plan.no_embed_libs = 1;
+			break;
+		case OPT_NORANDOM:
+			o.plan.norandom = 1;
 			break;
 		case 'L':
 			if (add_libdir(op, optarg))

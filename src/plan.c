@@ -42,6 +42,7 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	p->magic = a->magic;
 	p->noexec = opt && opt->noexec;
 	p->direct = opt && opt->direct;
+	p->norandom = opt && opt->norandom;
 	if (p->noexec)
 		rwx &= ~STUB_PROT_X;
 

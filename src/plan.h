@@ -44,6 +44,7 @@ struct plan_options {
 	int noexec; /* data, bss, heap and stack without PROT_EXEC */
 	int no_embed_libs;
 	int direct; /* kernel maps the segments at their addresses at exec */
+	int norandom; /* the stub starts the program over under ADDR_NO_RANDOMIZE */
 };
 
 struct plan {
@@ -64,6 +65,7 @@ struct plan {
 	struct plan_zero zero[1];
 	int noexec;
 	int direct;
+	int norandom;
 	int dynamic; /* calls uselib(): the stub must stand in for it */
 	size_t nlibs;
 	struct plan_lib libs[STUB_MAX_LIBS];

@@ -102,6 +102,15 @@ struct stub_lib {
 /* stub_plan.flags */
 #define STUB_F_NOEXEC 1u  /* heap pages emulated by the stub are not PROT_EXEC */
 #define STUB_F_DYNAMIC 2u /* trap uselib(): the program uses a.out libraries */
+#define STUB_F_NORANDOM 4u /* start over without address randomisation */
+
+/*
+ * personality(2) bits for STUB_F_NORANDOM: ADDR_NO_RANDOMIZE, and as the
+ * mark of a start the stub (or aout2elf --exec) made so, WHOLE_SECONDS,
+ * a flag no Linux kernel acts on.  Both are inherited across exec.
+ */
+#define STUB_PER_ADDR_NO_RANDOMIZE 0x0040000u
+#define STUB_PER_NORANDOM_MARK     0x2000000u
 
 struct stub_plan {
 	uint32_t magic;

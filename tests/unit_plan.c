@@ -129,6 +129,7 @@ static void test_plan_zmagic(void)
 	CHECK_U(p.image_end, 0x6000);
 	CHECK_U(p.noexec, 0);
 	CHECK_U(p.direct, 0);
+	CHECK_U(p.norandom, 0);
 }
 
 /*

@@ -480,7 +480,8 @@ static void check_stub_plan(const struct plan *p, const struct elfw_layout *l,
 			  sp->maps[sp->nmaps - 1].len <= p->image_end);
 	/* the libraries: where the embedded ones are staged */
 	CHECK_U(sp->flags, (p->noexec ? STUB_F_NOEXEC : 0) |
-				   (p->dynamic ? STUB_F_DYNAMIC : 0));
+				   (p->dynamic ? STUB_F_DYNAMIC : 0) |
+				   (p->norandom ? STUB_F_NORANDOM : 0));
 	CHECK_U(sp->nlibs, p->nlibs);
 	CHECK_U(sp->lib_lo, p->lib_lo);
 	CHECK_U(sp->lib_hi, p->lib_hi);
@@ -588,6 +589,46 @@ static void test_stub_plan_qmagic_values(void)
 	CHECK_U(sp.maps[2].prot, STUB_PROT_R | STUB_PROT_W);
 	aout_free(&a);
 	aoutgen_free(&g);
+	free(stub);
+}
+
+/*
+ * --no-randomize is one bit for the stub: the plan it reads is otherwise
+ * the same, for every kind.
+ */
+static void test_stub_plan_norandom(void)
+{
+	static const unsigned magics[] = { AOUT_OMAGIC, AOUT_NMAGIC, AOUT_ZMAGIC,
+					   AOUT_QMAGIC };
+	uint8_t *stub = fake_stub(64, 64);
+
+	for (size_t i = 0; i < 4; i++) {
+		struct plan_options plain = { 0 }, norandom = { .norandom = 1 };
+		struct aoutgen_spec s;
+		struct aoutgen g;
+		struct aout a;
+		struct plan p, q;
+		struct elfw_layout l, m;
+		struct stub_plan sp, sq;
+		struct diag d = { "" };
+
+		aoutgen_default(&s, magics[i]);
+		if (parse_and_plan_opts(&s, &plain, &g, &a, &p))
+			break;
+		CU_ASSERT_EQUAL(plan_build(&a, &norandom, &q, &d), 0);
+		CHECK_U(p.norandom, 0);
+		CHECK_U(q.norandom, 1);
+		CU_ASSERT_EQUAL(elfw_layout(&p, stub, 64, &l, &d), 0);
+		CU_ASSERT_EQUAL(elfw_layout(&q, stub, 64, &m, &d), 0);
+		elfw_stub_plan(&p, &l, &sp);
+		elfw_stub_plan(&q, &m, &sq);
+		CHECK_U(sp.flags & STUB_F_NORANDOM, 0);
+		CHECK_U(sq.flags & STUB_F_NORANDOM, STUB_F_NORANDOM);
+		sq.flags &= ~STUB_F_NORANDOM;
+		CU_ASSERT(memcmp(&sp, &sq, sizeof sp) == 0);
+		aout_free(&a);
+		aoutgen_free(&g);
+	}
 	free(stub);
 }
 
@@ -2850,6 +2891,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_stub_size_overflow_rejected),
 		UNIT_TEST(test_stub_plan_every_magic),
 		UNIT_TEST(test_stub_plan_qmagic_values),
+		UNIT_TEST(test_stub_plan_norandom),
 		UNIT_END
 	};
 	static const struct unit_test files[] = {

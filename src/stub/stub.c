@@ -1771,6 +1771,54 @@ static unsigned trap_rules(struct trap_rule *rules)
 	return nrules;
 }
 
+/*
+ * Step 0, under --no-randomize.  The a.out loader left the stack at the
+ * top of the address space (at most 8 KiB lower) and mmap's base fixed;
+ * the ELF loader puts both at random, and only exec decides that.  So the
+ * stub execs the same file again, by the name it was started by and with
+ * the same strings (the new frame is then laid out the same), under
+ * ADDR_NO_RANDOMIZE, as setarch -R would.  The second start finds the
+ * mark and takes both bits off again, so that what the program starts
+ * is randomised as usual.  Where that exec cannot be made (the name no
+ * longer leads to this file, an fd that exec closed) the program runs
+ * as it was started.
+ */
+#define NR_personality 136
+#define NR_stat64 195
+
+/* 1 if path is the file that runs; where /proc is missing, taken as it. */
+static int runs_from(const struct start *s, const char *path)
+{
+	uint32_t a[24], b[24]; /* struct stat64: st_dev at 0, st_ino at 88 */
+
+	if (start_call(s, NR_stat64, (long)path, (long)a, 0, 0, 0, 0) < 0)
+		return 0;
+	if (start_call(s, NR_stat64, (long)"/proc/self/exe", (long)b, 0, 0, 0, 0) < 0)
+		return 1;
+	return a[0] == b[0] && a[1] == b[1] && a[22] == b[22] && a[23] == b[23];
+}
+
+static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
+			       uint32_t execfn)
+{
+	const uint32_t bits = STUB_PER_ADDR_NO_RANDOMIZE | STUB_PER_NORANDOM_MARK;
+	long per = start_call(s, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0);
+
+	if (per < 0)
+		return;
+	if (per & STUB_PER_NORANDOM_MARK) {
+		start_call(s, NR_personality, per & ~(long)bits, 0, 0, 0, 0, 0);
+		return;
+	}
+	if ((per & STUB_PER_ADDR_NO_RANDOMIZE) || !execfn ||
+	    !runs_from(s, (const char *)execfn))
+		return;
+	start_call(s, NR_personality, per | (long)bits, 0, 0, 0, 0, 0);
+	start_call(s, NR_execve, (long)execfn, (long)(elf_sp + 1),
+		   (long)(elf_sp + 1 + elf_sp[0] + 1), 0, 0, 0);
+	start_call(s, NR_personality, per, 0, 0, 0, 0, 0);
+}
+
 uint32_t *stub_main(uint32_t *elf_sp)
 {
 	uint32_t argc = elf_sp[0];
@@ -1811,6 +1859,9 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		s.name = argv[0];
 	else if (execfn)
 		s.name = (const char *)execfn;
+
+	if (plan->flags & STUB_F_NORANDOM)
+		start_unrandomized(&s, elf_sp, execfn);
 
 	int hole_premapped = map_image(&s);
 	uint32_t *sp = aout_frame_sp(argc, envc, strings);
