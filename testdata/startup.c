@@ -55,7 +55,9 @@
  *
  * Exit status 0 comes with "startup: ok" on stdout.  Run as "startup
  * stacktop", it checks the frame (1x) only and prints "stack top: 0x..."
- * (the end of the page that holds the end of the strings).
+ * (the end of the page that holds the end of the strings).  "startup
+ * layout" prints that line, then "personality: 0x..." (personality(2))
+ * and "mmap: 0x..." (where a one-page mmap with no address goes).
  */
 #include "fixture.h"
 
@@ -347,6 +349,20 @@ static int check_proc(uint32_t argc, char **argv, char **envp)
 	return 0;
 }
 
+/* what --no-randomize is about: randomised or not, and what children inherit */
+static void print_layout(void)
+{
+	/* old mmap(2) takes its six arguments in memory */
+	uint32_t mmap_args[6] = { 0, 4096, 3 /* PROT_READ|WRITE */,
+				  0x22 /* MAP_PRIVATE|ANONYMOUS */, (uint32_t)-1, 0 };
+
+	fx_puts(1, "personality: ");
+	fx_puthex(1, (uint32_t)sys1(136 /* personality */, 0xffffffffL));
+	fx_puts(1, "\nmmap: ");
+	fx_puthex(1, (uint32_t)sys1(90 /* mmap */, (long)mmap_args));
+	fx_puts(1, "\n");
+}
+
 int fixture_main(uint32_t *entry_sp)
 {
 	uint32_t argc = 0;
@@ -359,10 +375,12 @@ int fixture_main(uint32_t *entry_sp)
 	 * put it at STACK_TOP less at most 8 KiB (arch_align_stack), an ELF's
 	 * is randomised over megabytes; without randomisation both are
 	 * STACK_TOP exactly */
-	if (argc == 2 && fx_streq(argv[1], "stacktop")) {
+	if (argc == 2 && (fx_streq(argv[1], "stacktop") || fx_streq(argv[1], "layout"))) {
 		fx_puts(1, "stack top: ");
 		fx_puthex(1, (strings_end + 4095u) & ~4095u);
 		fx_puts(1, "\n");
+		if (fx_streq(argv[1], "layout"))
+			print_layout();
 		return 0;
 	}
 	if ((r = check_args(argc, argv, envp)) ||

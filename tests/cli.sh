@@ -230,6 +230,12 @@ run_capture "$tmp/e3" "$AOUT2ELF" --exec "$tmp/arch/README.txt"
 check "--exec of a non-a.out fails with one line, exit 1" sh -c "test \$(cat '$tmp/e3.rc') = 1 && test \$(wc -l < '$tmp/e3.err') = 1"
 run_capture "$tmp/e4" "$AOUT2ELF" --exec "$td/startup.qmagic.aout" args "b b" ""
 check "--exec gives the program an a.out start-up" sh -c "grep -q '^startup: ok' '$tmp/e4.out' || AOUT_TEST=yes '$AOUT2ELF' --exec '$td/startup.qmagic.aout' args 'b b' '' | grep -q '^startup: ok'"
+# --no-randomize with --exec: exec of the memfd is the one without
+# randomisation (the stub cannot exec a closed memfd again), and the
+# program finds the personality it was started with
+run_capture "$tmp/e5" "$AOUT2ELF" --no-randomize --exec "$td/startup.qmagic.aout" layout
+run_capture "$tmp/e5p" "$AOUT2ELF" --exec "$td/startup.qmagic.aout" layout
+check "--exec --no-randomize: stack top 0xffffe000, personality as without the option" sh -c "test \$(cat '$tmp/e5.rc') = 0 && test \"\$(sed -n 1p '$tmp/e5.out')\" = 'stack top: 0xffffe000' && grep '^personality: ' '$tmp/e5p.out' >'$tmp/e5p.per' && grep -qxFf '$tmp/e5p.per' '$tmp/e5.out'"
 
 # --- binfmt_misc: the README's lines, run as they are written there ---
 # Registering changes the whole system, so only in the VM of

@@ -60,6 +60,7 @@ for M in $MAGICS; do
 	conv "hello.$M" "$TESTDATA/hello.$M.aout"
 	conv "startup.$M" "$TESTDATA/startup.$M.aout"
 	conv "startup-direct.$M" --direct "$TESTDATA/startup.$M.aout"
+	conv "startup-norandom.$M" --no-randomize "$TESTDATA/startup.$M.aout"
 	for L in $LAYOUTS; do
 		conv "startup-$L.$M" "$TESTDATA/startup-$L.$M.aout"
 	done
@@ -157,6 +158,10 @@ world" "$B/hello.$M" world
 			echo "FAIL $M: $f stacktop: tests/norandom.c did not build (cc -m32 -static)"
 		fi
 	done
+	# --no-randomize: the same top with no help from outside
+	t "$M: startup stacktop, converted with --no-randomize" 0 \
+		"stack top: 0xc0000000" "$B/startup-norandom.$M" stacktop
+	t "$M: startup, converted with --no-randomize" 0 "startup: ok" "$B/startup-norandom.$M"
 	for L in brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100; do
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
 	done

@@ -85,12 +85,13 @@ done
 
 for M in $MAGICS; do
 	# ---- convert ----
-	for f in hello hello.stripped startup startup-direct sigsegv forkexec traps \
-		runcode runcode-nx $layout_names; do
+	for f in hello hello.stripped startup startup-direct startup-norandom sigsegv \
+		forkexec traps runcode runcode-nx $layout_names; do
 		opt=()
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
 		startup-direct) src=$TESTDATA/startup.$M.aout opt=(--direct) ;;
+		startup-norandom) src=$TESTDATA/startup.$M.aout opt=(--no-randomize) ;;
 		startup-*-direct) src=$TESTDATA/${f%-direct}.$M.aout opt=(--direct) ;;
 		runcode-nx) src=$TESTDATA/runcode.$M.aout opt=(--noexecstack) ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
@@ -199,7 +200,12 @@ for M in $MAGICS; do
 		for d in "hello" "hello world" "hello.stripped" "startup" "startup args" \
 			"startup (--direct)" \
 			"startup with no environment" "startup stacktop under setarch -R" \
-			"startup-direct stacktop under setarch -R" "sigsegv" "forkexec child32" \
+			"startup-direct stacktop under setarch -R" \
+			"startup (--no-randomize)" "startup (--no-randomize) args" \
+			"startup (--no-randomize) with no environment" \
+			"startup (--no-randomize) layout" \
+			"startup (--no-randomize) layout under setarch -R" \
+			"sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"forkexec startup-brk-10004" \
 			"traps budget" "traps refused" "traps fork" "traps nested" "traps mask" \
@@ -252,6 +258,59 @@ for M in $MAGICS; do
 			not_ok "$desc" "$f.$M was not converted"
 		fi
 	done
+
+	# --no-randomize: the stub execs itself once more under
+	# ADDR_NO_RANDOMIZE, as the a.out loader (no PF_RANDOMIZE) fixed the
+	# stack top and mmap's base; the program must not see that exec
+	runcheck "$M: run startup (--no-randomize)" startup-norandom 0 $'startup: ok\n'
+	desc="$M: run startup (--no-randomize) args \"b b\" \"\" with AOUT_TEST=yes"
+	if [ -f "$B/startup-norandom.$M" ]; then
+		run env AOUT_TEST=yes "$B/startup-norandom.$M" args "b b" ""
+		expect "$desc" 0 $'startup: ok\n'
+		run env -i "$B/startup-norandom.$M"
+		expect "$M: run startup (--no-randomize) with no environment" 0 $'startup: ok\n'
+	else
+		not_ok "$desc" "startup-norandom.$M was not converted"
+	fi
+	desc="$M: run startup (--no-randomize) layout: stack top 0xffffe000, mmap fixed, personality as without"
+	if [ -f "$B/startup-norandom.$M" ] && [ -f "$B/startup.$M" ]; then
+		run "$B/startup.$M" layout
+		plain_per=$(grep '^personality: ' "$OUT")
+		run "$B/startup-norandom.$M" layout
+		cp "$OUT" "$W/layout1"
+		first_st=$st
+		run "$B/startup-norandom.$M" layout
+		if [ "$first_st" = 0 ] && [ "$st" = 0 ] &&
+			[ "$(sed -n 1p "$OUT")" = "stack top: 0xffffe000" ] &&
+			[ -n "$plain_per" ] && [ "$(sed -n 2p "$OUT")" = "$plain_per" ] &&
+			grep -q '^mmap: 0x' "$OUT" && cmp -s "$OUT" "$W/layout1"; then
+			ok "$desc"
+		else
+			not_ok "$desc" "exit $first_st then $st; without --no-randomize: '$plain_per'"
+			show "$W/layout1" "first run"
+			show "$OUT" "second run"
+		fi
+	else
+		not_ok "$desc" "startup.$M or startup-norandom.$M was not converted"
+	fi
+	# already without randomisation: no second exec, and the bit stays
+	desc="$M: run startup (--no-randomize) layout under setarch -R: the bit is kept"
+	if ! command -v setarch >/dev/null 2>&1; then
+		skip "$desc (no setarch here)"
+	elif [ -f "$B/startup-norandom.$M" ]; then
+		run setarch "$(uname -m)" -R "$B/startup-norandom.$M" layout
+		per=$(sed -n 's/^personality: \(0x[0-9a-f]*\)$/\1/p' "$OUT")
+		# ADDR_NO_RANDOMIZE (0x40000) kept, the stub's mark (0x2000000) gone
+		if [ "$st" = 0 ] && [ "$(sed -n 1p "$OUT")" = "stack top: 0xffffe000" ] &&
+			[ -n "$per" ] && [ $((per & 0x2040000)) = $((0x40000)) ]; then
+			ok "$desc"
+		else
+			not_ok "$desc" "exit $st"
+			show "$OUT" output
+		fi
+	else
+		not_ok "$desc" "startup-norandom.$M was not converted"
+	fi
 
 	# the stub's choices (hybrid brk, brk by prctl, what lies below 64 KiB)
 	# change at these boundaries; the a.out loader made no difference
