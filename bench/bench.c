@@ -24,8 +24,8 @@
  *
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
  *     kind converted (times, and the page faults of a run, counted), and
- *     the native one making the address-space changes the stub makes; the
- *     dyn fixture (and pwd.exe and gforth from the corpus) with the
+ *     the native one making the address-space changes the stub makes;
+ *     QMAGIC converted with --no-randomize against without; the dyn fixture (and pwd.exe and gforth from the corpus) with the
  *     libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
  *     converted against native, for each way the stub gets brk right, and
@@ -731,6 +731,28 @@ static void bench_startup(void)
 	if (ok[6])
 		faults_row("qmagic 64K data: page faults, conv - native", v[6].cmd.v,
 			   v[5].cmd.v);
+
+	/* --no-randomize: its price is the second execve of the program */
+	{
+		const char *rname = "qmagic --no-randomize / default";
+		struct variant d[2] = { { 0 } };
+		char *n = in_work("small.qmagic.norandom");
+
+		convert(prog("benchprog-small.qmagic.aout"), n, "--no-randomize", NULL,
+			NULL);
+		d[0].name = "no-randomize";
+		d[0].cmd = cmd_of(n, NULL);
+		d[1].name = "default";
+		d[1].cmd = cmd_of(in_work("small.qmagic"), NULL);
+		if (!works(d[0].cmd.v, NULL, &why) || !works(d[1].cmd.v, NULL, &why)) {
+			skip_row(rname, why);
+		} else {
+			rounds = scaled(600);
+			note("start-up: --no-randomize x %d runs", rounds);
+			measure(d, 2, rounds, 10);
+			ratio_row(rname, med(&d[0]), med(&d[1]), 0, rounds);
+		}
+	}
 
 	/* dynamic: the dyn fixture, libraries embedded or found at run time */
 	char *dyn = xasprintf("%s/dyn.qmagic.aout", testdata);
