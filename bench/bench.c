@@ -640,9 +640,28 @@ static void bench_syscall(void)
 /* ------------------------------------------------------------------ */
 /* 1. start-up */
 
+/*
+ * One row: the start-up of a against b, side by side, when both run and
+ * print expect (NULL: exit 0 is enough); a skipped row saying why not.
+ */
+static void startup_pair(const char *row, const char *what, struct cmd a,
+			 struct cmd b, const char *expect, int nruns, int warmup)
+{
+	struct variant d[2] = { { .name = "A", .cmd = a }, { .name = "B", .cmd = b } };
+	char *why = NULL;
+
+	if (!works(a.v, expect, &why) || !works(b.v, expect, &why)) {
+		skip_row(row, why);
+		return;
+	}
+	int rounds = scaled(nruns);
+	note("start-up: %s x %d runs", what, rounds);
+	measure(d, 2, rounds, warmup);
+	ratio_row(row, med(&d[0]), med(&d[1]), 0, rounds);
+}
+
 static void bench_startup(void)
 {
-	char *why = NULL;
 	struct variant v[8] = { { 0 } };
 	int ok[8] = { 0 }, nv = 0;
 	char *native_small = prog("benchprog-native-small");
@@ -734,24 +753,13 @@ static void bench_startup(void)
 
 	/* --no-randomize: its price is the second execve of the program */
 	{
-		const char *rname = "qmagic --no-randomize / default";
-		struct variant d[2] = { { 0 } };
 		char *n = in_work("small.qmagic.norandom");
 
 		convert(prog("benchprog-small.qmagic.aout"), n, "--no-randomize", NULL,
 			NULL);
-		d[0].name = "no-randomize";
-		d[0].cmd = cmd_of(n, NULL);
-		d[1].name = "default";
-		d[1].cmd = cmd_of(in_work("small.qmagic"), NULL);
-		if (!works(d[0].cmd.v, NULL, &why) || !works(d[1].cmd.v, NULL, &why)) {
-			skip_row(rname, why);
-		} else {
-			rounds = scaled(600);
-			note("start-up: --no-randomize x %d runs", rounds);
-			measure(d, 2, rounds, 10);
-			ratio_row(rname, med(&d[0]), med(&d[1]), 0, rounds);
-		}
+		startup_pair("qmagic --no-randomize / default", "--no-randomize",
+			     cmd_of(n, NULL), cmd_of(in_work("small.qmagic"), NULL), NULL,
+			     600, 10);
 	}
 
 	/* dynamic: the dyn fixture, libraries embedded or found at run time */
@@ -762,24 +770,12 @@ static void bench_startup(void)
 	if (!file_exists(dyn) || !file_exists(lib)) {
 		skip_row(dname, "testdata/dyn.qmagic.aout or libtiny.so.1 not built");
 	} else {
-		struct variant d[2] = { { 0 } };
 		char *e = in_work("dyn.embed"), *n = in_work("dyn.noembed");
 
 		convert(dyn, e, "-L", testdata, NULL);
 		convert(dyn, n, "--no-embed-libs", "-L", testdata);
-		d[0].name = "embedded";
-		d[0].cmd = cmd_of(e, NULL);
-		d[1].name = "no-embed";
-		d[1].cmd = cmd_of(n, NULL);
-		if (!works(d[0].cmd.v, "hello from libtiny", &why) ||
-		    !works(d[1].cmd.v, "hello from libtiny", &why)) {
-			skip_row(dname, why);
-		} else {
-			rounds = scaled(600);
-			note("start-up: dyn x %d runs", rounds);
-			measure(d, 2, rounds, 10);
-			ratio_row(dname, med(&d[0]), med(&d[1]), 0, rounds);
-		}
+		startup_pair(dname, "dyn", cmd_of(e, NULL), cmd_of(n, NULL),
+			     "hello from libtiny", 600, 10);
 	}
 
 	/* the corpus: pwd.exe (OMAGIC, ld.so + libc.so.4) and gforth */
@@ -797,7 +793,6 @@ static void bench_startup(void)
 		{ "gforth -e bye embedded / --no-embed-libs", "gforth-0.2.1", NULL, 200 },
 	};
 	for (int p = 0; p < 2; p++) {
-		struct variant d[2] = { { 0 } };
 		char *in = xasprintf("%s/%s", corpus, progs_[p].file);
 		char *e = in_work(xasprintf("%s.embed", progs_[p].file));
 		char *n = in_work(xasprintf("%s.noembed", progs_[p].file));
@@ -805,17 +800,10 @@ static void bench_startup(void)
 
 		convert(in, e, "-L", libdir, NULL);
 		convert(in, n, "--no-embed-libs", "-L", libdir);
-		d[0].cmd = p ? cmd_of(e, "-i", fi, "-e", "bye", NULL) : cmd_of(e, NULL);
-		d[1].cmd = p ? cmd_of(n, "-i", fi, "-e", "bye", NULL) : cmd_of(n, NULL);
-		if (!works(d[0].cmd.v, progs_[p].expect, &why) ||
-		    !works(d[1].cmd.v, progs_[p].expect, &why)) {
-			skip_row(progs_[p].name, why);
-			continue;
-		}
-		rounds = scaled(progs_[p].rounds);
-		note("start-up: %s x %d runs", progs_[p].file, rounds);
-		measure(d, 2, rounds, 5);
-		ratio_row(progs_[p].name, med(&d[0]), med(&d[1]), 0, rounds);
+		startup_pair(progs_[p].name, progs_[p].file,
+			     p ? cmd_of(e, "-i", fi, "-e", "bye", NULL) : cmd_of(e, NULL),
+			     p ? cmd_of(n, "-i", fi, "-e", "bye", NULL) : cmd_of(n, NULL),
+			     progs_[p].expect, progs_[p].rounds, 5);
 	}
 }
 
