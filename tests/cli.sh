@@ -350,6 +350,9 @@ fi
 # --- bash completion ---
 comp=${srcdir:-.}/data/bash-completion/aout2elf
 check "bash completion completes long options" bash -c "source '$comp'; COMP_WORDS=(aout2elf --no-e); COMP_CWORD=1; _aout2elf; test \"\${COMPREPLY[*]}\" = --no-embed-libs"
+# every long option of --help, offered for "--"
+bash -c "source '$comp'; COMP_WORDS=(aout2elf --); COMP_CWORD=1; _aout2elf; printf '%s\n' \"\${COMPREPLY[@]}\"" 2>&1 | sort -u >"$tmp/comp.opts"
+check "bash completion offers every long option of --help" sh -c "test -s '$tmp/help.opts' && comm -23 '$tmp/help.opts' '$tmp/comp.opts' >'$tmp/comp-missing' && test ! -s '$tmp/comp-missing'"
 
 # --- the make fragment ---
 mkdir -p "$tmp/sdk"
