@@ -6,7 +6,7 @@
  * into a memfd, with the real runtime stub (and again through libelf's own
  * writer, which must give the same bytes), then reads the ELF back and
  * checks what the kernel and the stub rely on.  The options (--noexecstack,
- * --direct, --no-embed-libs, and whether the input doubles as an embedded
+ * --direct, --no-embed-libs, --no-randomize, and whether the input doubles as an embedded
  * library, see fuzz_model.h) come from a hash of the input, so each input
  * always takes the same path.  The input is also read as a shared library
  * and scanned, as libs_resolve does with every library it finds.
@@ -106,6 +106,10 @@ static void check_stub_plan(const struct plan *p, const struct elfw_layout *l)
 	}
 	CHECK(sp.brk >= sp.start_brk, "brk 0x%x below start_brk 0x%x", sp.brk,
 	      sp.start_brk);
+	CHECK(sp.flags == ((p->noexec ? STUB_F_NOEXEC : 0) |
+			   (p->dynamic ? STUB_F_DYNAMIC : 0) |
+			   (p->norandom ? STUB_F_NORANDOM : 0)),
+	      "stub flags 0x%x", sp.flags);
 	CHECK(sp.entry >= sp.start_code && sp.entry < sp.end_code,
 	      "entry 0x%x outside code 0x%x-0x%x", sp.entry, sp.start_code,
 	      sp.end_code);
@@ -267,6 +271,7 @@ static void convert(const struct aout *a, const uint8_t *data, size_t size,
 		.noexec = sel & 1,
 		.direct = (sel >> 1) & 1,
 		.no_embed_libs = (sel >> 2) & 1,
+		.norandom = (sel >> 12) & 1,
 	};
 	static const char *const dirs[] = { "/fuzz/lib", "/fuzz/more/lib" };
 	struct plan *p = calloc(1, sizeof *p);
@@ -351,7 +356,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(a.nsyms == a.h.syms / AOUT_NLIST_SIZE, "nsyms");
 
 	/* both option sets through the planner; one of them on to the writer */
-	struct plan_options plain = { 0 }, all = { 1, 1, 1 };
+	struct plan_options plain = { 0 }, all = { 1, 1, 1, 1 };
 	struct plan *p = malloc(sizeof *p);
 	if (!p)
 		abort();
