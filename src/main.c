@@ -26,6 +26,10 @@
 #include "convert.h"
 #include "info.h"
 
+/* The stub has no libc headers: its copies of the personality bits must agree. */
+_Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
+_Static_assert(STUB_PER_NORANDOM_MARK == WHOLE_SECONDS, "WHOLE_SECONDS");
+
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 static const char *progname = "aout2elf";
