@@ -141,7 +141,8 @@ void libs_free(struct libset *set)
  * cannot be opened, or is not a regular file (a folder of that name is not
  * the library), but not when the process or the system is out of
  * something (the next folder would fail alike) nor past a file that was
- * opened and could not be read.
+ * opened and could not be read.  Unlike it, a library without execute
+ * permission is taken: embedded, its bytes are all that counts.
  */
 static int search_goes_on(int err, const struct stat *st)
 {

@@ -74,8 +74,14 @@ mkdir "$W/lib" "$W/rt" "$W/txt" "$W/omagic" "$W/empty"
 cp "$TD/libtiny.so.1" "$W/lib/"
 cp "$TD/libtiny.so.1" "$W/rt/"
 echo "this is not an a.out library" >"$W/txt/libtiny.so.1"
+chmod a+x "$W/txt/libtiny.so.1" # uselib() passes over files it may not execute
 cp "$TD/hello.omagic.aout" "$W/omagic/libtiny.so.1"
+# what uselib() refused with EACCES: a folder of the library's name, and
+# the library without execute permission (even for root)
+mkdir -p "$W/folder/libtiny.so.1" "$W/noexec"
+cp "$TD/libtiny.so.1" "$W/noexec/"
 chmod -R a+rX "$W"
+chmod a-x "$W/noexec/libtiny.so.1"
 
 # can_run DESCRIPTION M PROGRAM: whether PROGRAM (converted, of kind M)
 # can be run for the check DESCRIPTION; if not, the check is skipped (M
@@ -271,6 +277,17 @@ runs "--no-embed-libs: -L folder gone, runs with AOUT_LIBRARY_PATH=copy" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy"
 runs "--no-embed-libs: AOUT_LIBRARY_PATH with several folders" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="/nonexistent::$W/empty:$W/rt.copy"
+runs "--no-embed-libs: AOUT_LIBRARY_PATH: a folder named libtiny.so.1 is passed over" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/folder:$W/rt.copy"
+runs "--no-embed-libs: AOUT_LIBRARY_PATH: a libtiny.so.1 without x is passed over" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/noexec:$W/rt.copy"
+RUN_ENV=(DYN_LIBDIR="$W/noexec")
+runs_fail "--no-embed-libs: the path given has no x: uselib() fails with EACCES (13)" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '$W/noexec/libtiny.so.1'" "error 13"
+RUN_ENV=(DYN_LIBDIR="$W/folder")
+runs_fail "--no-embed-libs: the path given is a folder: uselib() fails with EACCES (13)" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '$W/folder/libtiny.so.1'" "error 13"
+RUN_ENV=()
 # the path the program gives uselib() (ld.so's search, LD_LIBRARY_PATH)
 runs "--no-embed-libs: -L folder gone, found at the path given to uselib()" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/rt.copy"

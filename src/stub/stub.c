@@ -562,6 +562,37 @@ static int open_ends_search(long r)
 	return r == -EMFILE || r == -ENFILE || r == -ENOMEM;
 }
 
+#define NR_fstat64 197
+#define NR_faccessat2 439
+#define ENOSYS 38
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+#define X_OK 1
+#define AT_EACCESS 0x200
+#define AT_EMPTY_PATH 0x1000
+
+/*
+ * sys_uselib opened the library to read and to execute (MAY_EXEC): a
+ * folder, a device or a file the caller may not execute, or one on a
+ * noexec mount, was EACCES.  faccessat2 (Linux 5.8) answers that for the
+ * open file with the effective ids, noexec included; before it, an x bit
+ * anywhere in the mode has to do.
+ */
+static long may_use_library(long fd)
+{
+	uint32_t st[32]; /* i386 struct stat64: 96 bytes, st_mode at 16 */
+
+	if (stub_syscall(NR_fstat64, fd, (long)st, 0, 0, 0, 0) < 0 ||
+	    (st[4] & S_IFMT) != S_IFREG)
+		return -EACCES;
+	long r = stub_syscall(NR_faccessat2, fd, (long)"", X_OK,
+			      AT_EACCESS | AT_EMPTY_PATH, 0, 0);
+
+	if (r == -ENOSYS || r == -EINVAL)
+		return (st[4] & 0111) ? 0 : -EACCES;
+	return r ? -EACCES : 0;
+}
+
 /* 0 loaded from fd, <0 error; closes fd. */
 static long load_from(long fd, struct stub_lib *l)
 {
@@ -571,7 +602,10 @@ static long load_from(long fd, struct stub_lib *l)
 	return r;
 }
 
-/* Tries each folder of a ':' list; >0 not found, 0 loaded, <0 error. */
+/*
+ * Tries each folder of a ':' list, passing over what uselib() would refuse
+ * (EACCES): >0 not found, 0 loaded, <0 error.
+ */
 static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 {
 	char path[512];
@@ -585,9 +619,11 @@ static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 		    join_path(path, sizeof path, list, (size_t)(end - list), name)) {
 			long fd = open_library(path);
 
-			if (fd >= 0)
+			if (fd >= 0 && may_use_library(fd) == 0)
 				return load_from(fd, l);
-			if (open_ends_search(fd))
+			if (fd >= 0) /* not one uselib() would take: look on */
+				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+			else if (open_ends_search(fd))
 				return fd;
 		}
 		list = *end ? end + 1 : end;
@@ -693,7 +729,8 @@ static long do_uselib(const char *path)
 	} else { /* mapped afresh at every call, as the kernel did */
 		r = search_dirs(env_libpath, name, l);
 		if (given >= 0) {
-			if (r > 0)
+			/* the kernel's answer for the path given, EACCES too */
+			if (r > 0 && (r = may_use_library(given)) == 0)
 				r = load_from(given, l);
 			else
 				stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
