@@ -477,4 +477,30 @@ else
 	esac
 fi
 
+# ---- setuid: whoever runs it does not choose its libraries ----
+# A setuid-root copy of dyn-rt run as uid 65534 (AT_SECURE): with either
+# variable naming the folder of the old libtiny, it still maps the one of
+# its -L folder, where it would say "is version 1.1.0" if it took it.
+desc_s="--no-embed-libs, setuid root, as uid $NOBODY_UID:"
+if ! can_drop_privileges; then
+	skip "$desc_s the library path variables are ignored (needs root and setpriv)"
+elif [ "$min_addr" -gt 4096 ] || [ ! -x "$B/dyn-rt" ]; then
+	skip "$desc_s the library path variables are ignored (it cannot run here)"
+else
+	mkdir "$W/suid"
+	cp "$B/dyn-rt" "$W/suid/dyn"
+	cp "$(command -v id)" "$W/suid/id"
+	chmod 4755 "$W/suid/dyn" "$W/suid/id"
+	chmod 755 "$W/suid"
+	run "${NOBODY[@]}" "$W/suid/id" -u
+	if [ "$st" != 0 ] || [ "$(cat "$OUT")" != 0 ]; then
+		skip "$desc_s the library path variables are ignored (setuid has no effect in $W)"
+	else
+		for var in AOUT_LIBRARY_PATH LD_LIBRARY_PATH; do
+			run "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH "$var=$TD/old" "$W/suid/dyn"
+			expect "$desc_s $var is ignored" 0 "$HELLO"
+		done
+	fi
+fi
+
 finish

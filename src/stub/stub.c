@@ -56,6 +56,7 @@
 #define PR_SET_MM_MAP 14
 
 #define AT_NULL 0
+#define AT_SECURE 23
 #define AT_EXECFN 31
 #define AT_SYSINFO 32
 
@@ -1861,7 +1862,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	uint32_t argc = elf_sp[0];
 	char **argv = (char **)(elf_sp + 1);
 	char **envp = argv + argc + 1;
-	uint32_t envc = 0, execfn = 0;
+	uint32_t envc = 0, execfn = 0, secure = 0;
 	struct start s = { .gate = 0, .name = 0, .libpath = 0, .ldpath = 0 };
 
 	while (envp[envc])
@@ -1871,6 +1872,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			execfn = av[1];
 		else if (av[0] == AT_SYSINFO)
 			s.gate = av[1];
+		else if (av[0] == AT_SECURE)
+			secure = av[1];
 
 	/*
 	 * Where exec put the strings: the a.out loader's bprm->p.  exec copied
@@ -1886,8 +1889,13 @@ uint32_t *stub_main(uint32_t *elf_sp)
 					  str_len(envp[envc - 1]) + 1 :
 				  arg_end;
 
-	/* Read before build_aout_frame moves the pointer arrays over these. */
-	for (uint32_t i = 0; i < envc && (plan->flags & STUB_F_DYNAMIC); i++)
+	/*
+	 * Read before build_aout_frame moves the pointer arrays over these.
+	 * Not in a setuid or setgid program (AT_SECURE): whoever runs it would
+	 * choose the libraries it maps, as ld.so never let them.
+	 */
+	for (uint32_t i = 0; i < envc && (plan->flags & STUB_F_DYNAMIC) && !secure;
+	     i++)
 		if (str_prefix(envp[i], "AOUT_LIBRARY_PATH="))
 			s.libpath = envp[i] + 18;
 		else if (str_prefix(envp[i], "LD_LIBRARY_PATH="))
