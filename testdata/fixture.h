@@ -47,6 +47,9 @@ enum {
 	REG_COUNT
 };
 extern uint32_t entry_regs[REG_COUNT];
+/* the first word below the entry %esp that is not zero, 0 if none (see
+ * fixture_start.S: only where fixture_stack_scan_words is defined) */
+extern uint32_t entry_stack_dirty;
 
 /* bss_last: a 4-byte bss variable the linker scripts place after all others */
 extern uint32_t bss_last;

@@ -33,6 +33,22 @@ _start:
 	movw	$0, entry_regs + 50
 	movw	%ss, entry_regs + 52
 	movw	$0, entry_regs + 54
+	/*
+	 * Programs that define fixture_stack_scan_words (startup) look below
+	 * the entry %esp before anything else writes there: the address of the
+	 * first word that is not zero, from 8 bytes down (pushfl wrote the word
+	 * at 4), or 0.  Others skip it (a weak symbol, 0 where undefined).
+	 */
+	movl	$fixture_stack_scan_words, %ecx
+	jecxz	3f
+	leal	-8(%esp), %esi
+1:	cmpl	$0, (%esi)
+	jne	2f
+	subl	$4, %esi
+	loop	1b
+	movl	$0, %esi
+2:	movl	%esi, entry_stack_dirty
+3:
 	movl	%esp, %eax		/* the entry %esp: argc */
 	andl	$-16, %esp
 	subl	$12, %esp
@@ -102,6 +118,12 @@ entry_regs:
 	.long	0xdeadbeef		/* overwritten by _start */
 	.endr
 	.size	entry_regs, . - entry_regs
+	.globl	entry_stack_dirty
+	.type	entry_stack_dirty, @object
+entry_stack_dirty:
+	.long	0
+	.size	entry_stack_dirty, . - entry_stack_dirty
+	.weak	fixture_stack_scan_words
 
 /* placed after all other bss by the linker scripts (*(.lastbss)) */
 	.section .lastbss,"aw",@nobits

@@ -15,6 +15,8 @@
  *             ends envp and the strings: the first string does not start in
  *             the word right after it
  *   16        the argument and environment strings are not contiguous
+ *   17        a word below the entry %esp (from esp-8 down, 16 KiB) is not
+ *             zero: below the frame the a.out loader's stack was fresh pages
  *   2x     2. "startup args 'b b' ''" run with AOUT_TEST=yes
  *   21        argc is not 4
  *   22        argv[2] is not "b b"
@@ -105,6 +107,9 @@ static int failed(int status, const char *what, uint32_t got, uint32_t want)
 
 #define U(p) ((uint32_t)(uintptr_t)(p))
 
+/* how far below the entry %esp fixture_start.S looks: 16 KiB, in words */
+__asm__(".globl fixture_stack_scan_words\n\t.set fixture_stack_scan_words, 4094");
+
 /* the end of the last environment string: above it the kernel put only
  * the program's path and a NULL word, ending at the top of the stack */
 static uint32_t strings_end;
@@ -142,6 +147,9 @@ static int check_frame(uint32_t *sp, uint32_t *pargc, char ***pargv, char ***pen
 			return failed(16, "environment strings are not contiguous", U(envp[i]), U(next));
 		next = envp[i] + fx_strlen(envp[i]) + 1;
 	}
+	if (entry_stack_dirty)
+		return failed(17, "a word below the entry %esp is not zero (got: bytes below it)",
+			      U(sp) - entry_stack_dirty, 0);
 	strings_end = U(next);
 	*pargc = argc;
 	*pargv = argv;

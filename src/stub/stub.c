@@ -1615,7 +1615,8 @@ struct prctl_mm_map {
  * shows in /proc/PID/stat; for the data end it means brk cannot shrink
  * below 64 KiB, into bss, which the a.out loader would have allowed.
  *
- * The exact values are tried first, for kernels whose floor is lower.
+ * The data and brk fields are tried exactly first, for kernels whose
+ * floor is lower; code below 64 KiB shows the stub's range either way.
  *
  * A brk below 64 KiB is "hybrid": the kernel's brk is set to 64 KiB with
  * the pages up to it mapped, and only brk calls with an argument of at
@@ -1857,6 +1858,33 @@ static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
 	start_call(s, NR_personality, per, 0, 0, 0, 0, 0);
 }
 
+/*
+ * Below its frame, the a.out loader's stack was fresh pages: zero.  Here
+ * the rest of the ELF frame (auxiliary vector, AT_RANDOM's bytes) and the
+ * stub's own calls lie there, and a program that reads a local it never
+ * set would find them.  _start clears them once the stub has returned:
+ * from the lowest stack page the stub wrote, the last of the pages present
+ * right below the ELF frame (mincore; pages never written are zero, and
+ * writing to them would cost a page fault each), up to the a.out frame.
+ */
+#define NR_mincore 218
+#define STACK_SCAN_PAGES 8u
+
+static uint32_t stack_low(const struct start *s, const uint32_t *elf_sp)
+{
+	uint32_t low = (uint32_t)elf_sp & ~(STUB_PAGE - 1);
+	uint32_t span = STACK_SCAN_PAGES * STUB_PAGE;
+	uint8_t present[STACK_SCAN_PAGES];
+
+	/* fails where a tiny stack limit leaves fewer pages: the first only */
+	if (low < span || start_call(s, NR_mincore, (long)(low - span), (long)span,
+				     (long)present, 0, 0, 0) != 0)
+		return low;
+	for (uint32_t i = STACK_SCAN_PAGES; i-- > 0 && (present[i] & 1);)
+		low -= STUB_PAGE;
+	return low;
+}
+
 uint32_t *stub_main(uint32_t *elf_sp)
 {
 	uint32_t argc = elf_sp[0];
@@ -1936,6 +1964,10 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		unblock_sigsys();
 	}
 	build_aout_frame(elf_sp, sp);
+	uint32_t low = stack_low(&s, elf_sp);
+
 	sp[-1] = plan->entry; /* where _start returns to, below the frame */
+	sp[-2] = low;         /* _start clears from here up to sp - 1 */
+	sp[-3] = ((uint32_t)(sp - 1) - low) / 4;
 	return sp;
 }

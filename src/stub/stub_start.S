@@ -22,18 +22,26 @@ _start:
 	movl	%esp, %eax
 	pushl	%eax
 	call	stub_main		/* returns the a.out %esp */
-	/* a_entry is in the word below it: kept at %esp until the ret, so
-	 * that a signal delivered on the way cannot write over it */
+	/*
+	 * Below it: a_entry, kept at %esp until the ret, so that a signal
+	 * delivered on the way cannot write over it; then where the stack the
+	 * stub wrote begins, and how many words lie from there up to a_entry.
+	 * Those words are cleared (the two read here too), as the a.out
+	 * loader's stack below the frame was zero.  eflags is set first, DF
+	 * clear for stosl; what follows it changes no flag (mov, not xor).
+	 */
 	leal	-4(%eax), %esp
-	xorl	%eax, %eax
-	xorl	%ebx, %ebx
-	xorl	%ecx, %ecx
-	xorl	%edx, %edx
-	xorl	%esi, %esi
-	xorl	%edi, %edi
-	xorl	%ebp, %ebp
+	movl	-4(%esp), %edi
+	movl	-8(%esp), %ecx
 	pushl	$0x200
 	popfl
+	movl	$0, %eax
+	rep stosl
+	movl	$0, %ebx
+	movl	$0, %edx
+	movl	$0, %esi
+	movl	$0, %edi
+	movl	$0, %ebp
 	ret				/* to a_entry, leaving %esp on argc */
 
 /*
