@@ -343,11 +343,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		aout_free(&a);
 	}
 
+	/* -s: the symbol tables unread, so they cannot be why it fails */
+	struct aout s;
+	struct diag sd;
+	int s_rc = aout_parse_opts(data, size, AOUT_EXEC, AOUT_PARSE_NO_SYMBOLS, &s,
+				   &sd);
+
+	CHECK(s_rc || (s.nsyms == 0 && !s.syms && s.str_size == 0),
+	      "-s parse kept symbols");
 	if (aout_parse(data, size, &a, &d)) {
 		CHECK(d.msg[0] && strlen(d.msg) < sizeof d.msg && !strchr(d.msg, '\n'),
 		      "a refusal without a one-line reason");
+		if (s_rc == 0) { /* refused for its symbols alone: -s converts it */
+			convert(&s, data, size, sel);
+			aout_free(&s);
+		}
 		return 0;
 	}
+	CHECK(s_rc == 0, "-s refuses what the plain parse takes: %s", sd.msg);
+	CHECK(s.text_off == a.text_off && s.data_off == a.data_off &&
+		      s.sym_off == a.sym_off && s.h.entry == a.h.entry,
+	      "-s parses the layout differently");
+	aout_free(&s);
 	CHECK(a.text_off <= size && a.data_off <= size && a.sym_off <= size &&
 		      a.str_off <= size && (uint64_t)a.str_off + a.str_size <= size,
 	      "parsed offsets outside the buffer");

@@ -146,7 +146,7 @@ static int parse_layout(size_t size, struct aout *a, struct diag *d)
 				   "%stext, data and symbols, the file has %zu",
 				(unsigned long long)need,
 				a->text_off ? "header, " : "", size);
-	if (h->syms % AOUT_NLIST_SIZE)
+	if (h->syms % AOUT_NLIST_SIZE && !a->no_symbols)
 		return diag_set(d, "symbol table size %u is not a multiple of %u",
 				h->syms, AOUT_NLIST_SIZE);
 	a->data_off = a->text_off + h->text;
@@ -178,7 +178,7 @@ static int parse_strings(const uint8_t *buf, size_t size, struct aout *a,
 			 struct diag *d)
 {
 	a->str_size = 0;
-	if (a->h.syms == 0)
+	if (a->h.syms == 0 || a->no_symbols)
 		return 0; /* stripped: whatever follows is not ours to judge */
 	if ((uint64_t)a->str_off + 4 > size)
 		return diag_set(d, "truncated: the string table's size word is "
@@ -196,7 +196,7 @@ static int parse_strings(const uint8_t *buf, size_t size, struct aout *a,
 
 static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 {
-	a->nsyms = a->h.syms / AOUT_NLIST_SIZE;
+	a->nsyms = a->no_symbols ? 0 : a->h.syms / AOUT_NLIST_SIZE;
 	if (a->nsyms == 0)
 		return 0;
 	a->syms = calloc(a->nsyms, sizeof *a->syms);
@@ -244,8 +244,15 @@ int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d)
 int aout_parse_kind(const uint8_t *buf, size_t size, enum aout_kind kind,
 		    struct aout *a, struct diag *d)
 {
+	return aout_parse_opts(buf, size, kind, 0, a, d);
+}
+
+int aout_parse_opts(const uint8_t *buf, size_t size, enum aout_kind kind,
+		    unsigned flags, struct aout *a, struct diag *d)
+{
 	memset(a, 0, sizeof *a);
 	a->kind = kind;
+	a->no_symbols = (flags & AOUT_PARSE_NO_SYMBOLS) != 0;
 	a->buf = buf;
 	a->size = size;
 	if (parse_header(buf, size, a, d) || parse_layout(size, a, d) ||

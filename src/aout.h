@@ -85,12 +85,21 @@ struct aout {
 	size_t nsyms;
 	struct aout_symbol *syms;
 	enum aout_kind kind;
+	int no_symbols; /* AOUT_PARSE_NO_SYMBOLS: the tables were left unread */
 };
 
 /* 0 on success; -1 with the reason in *d.  buf must outlive *a. */
 int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d);
 int aout_parse_kind(const uint8_t *buf, size_t size, enum aout_kind kind,
 		    struct aout *a, struct diag *d);
+/*
+ * The symbol and string tables are left unread: nsyms is 0 and neither
+ * table can make the file fail (the kernel never read them either).  The
+ * file must still hold the a_syms bytes the header claims.
+ */
+#define AOUT_PARSE_NO_SYMBOLS 1u
+int aout_parse_opts(const uint8_t *buf, size_t size, enum aout_kind kind,
+		    unsigned flags, struct aout *a, struct diag *d);
 
 /* Where a shared library's image starts (a_entry & 0xfffff000). */
 uint32_t aout_lib_start(const struct aout *a);

@@ -38,7 +38,8 @@ int conv_is_shared_library(const uint8_t *buf, size_t size)
 int conv_prepare(struct conv_job *j, const struct conv_options *o,
 		 int missing_ok, struct diag *d)
 {
-	if (aout_parse(j->in.buf, j->in.size, &j->a, d)) {
+	if (aout_parse_opts(j->in.buf, j->in.size, AOUT_EXEC,
+			    o->strip ? AOUT_PARSE_NO_SYMBOLS : 0, &j->a, d)) {
 		/* read as a program, its entry is outside its text: say what it is */
 		if (conv_is_shared_library(j->in.buf, j->in.size))
 			diag_set(d, CONV_SHARED_LIBRARY);

@@ -21,6 +21,7 @@
 struct conv_options {
 	int force;
 	int quiet; /* no warnings */
+	int strip; /* -s: the a.out symbol tables left out, and unchecked */
 	struct plan_options plan;
 	const char *libdirs[CONV_MAX_LIBDIRS];
 	size_t nlibdirs;

@@ -93,6 +93,9 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	if (a->nsyms)
 		fprintf(out, "  Symbols:          %zu (%zu of them stabs)\n",
 			a->nsyms, nstab);
+	else if (a->no_symbols && h->syms)
+		fprintf(out, "  Symbols:          left out (-s), %u bytes unread\n",
+			h->syms);
 	else
 		fprintf(out, "  Symbols:          none (stripped)\n");
 	print_libs(out, p, libs);

@@ -153,7 +153,7 @@ static int search_goes_on(int err, const struct stat *st)
 
 /* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
 static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
-		    struct lib *l, struct diag *d)
+		    unsigned parse_flags, struct lib *l, struct diag *d)
 {
 	size_t cap = sizeof libs_customary_dirs;
 	char *list, *searched, *save = NULL;
@@ -202,7 +202,8 @@ static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 			free(path);
 			continue;
 		}
-		if (aout_parse_kind(l->in.buf, l->in.size, AOUT_SHLIB, &l->a, &why)) {
+		if (aout_parse_opts(l->in.buf, l->in.size, AOUT_SHLIB, parse_flags,
+				    &l->a, &why)) {
 			input_free(&l->in);
 			diag_set(d, "%s: not an a.out shared library: %s", path,
 				 why.msg);
@@ -238,7 +239,7 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 		l = &set->libs[set->n++];
 		memset(l, 0, sizeof *l);
 		snprintf(l->name, sizeof l->name, "%s", need->name);
-		int r = find_lib(need->name, dirs, ndirs, l, d);
+		int r = find_lib(need->name, dirs, ndirs, set->parse_flags, l, d);
 
 		if (r < 0 || (r > 0 && !missing_ok))
 			return -1;
@@ -326,6 +327,8 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 	size_t n = libs_scan(prog, needs, LIBS_MAX_NEEDS);
 
 	set->n = 0;
+	/* their symbols go nowhere, but -s should not fail on them either */
+	set->parse_flags = prog->no_symbols ? AOUT_PARSE_NO_SYMBOLS : 0;
 	if (n && libs_wants_ldso(prog)) {
 		struct lib_need ldso = { "ld.so", 0, 0 };
 

@@ -44,6 +44,7 @@ struct lib {
 struct libset {
 	size_t n;
 	struct lib libs[STUB_MAX_LIBS];
+	unsigned parse_flags; /* the program's: AOUT_PARSE_NO_SYMBOLS or 0 */
 };
 
 /*

@@ -63,6 +63,8 @@ static void usage(FILE *f)
 "                         before 'run'; a forbidden low address is then a\n"
 "                         SIGSEGV at exec instead of a message\n"
 "      --noexecstack    make stack, bss, heap and QMAGIC data non-executable\n"
+"  -s, --strip          leave the a.out symbols and stabs out of OUTPUT; a\n"
+"                         damaged symbol or string table is then no error\n"
 "      --no-randomize   run without address randomisation, as under the\n"
 "                         a.out loader: stack and mmap base fixed (the\n"
 "                         program execs itself once more, as setarch -R)\n"
@@ -250,6 +252,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
 		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
+		{ "strip", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -275,7 +278,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	b.jobs = cpus > 0 ? (int)cpus : 1;
 
-	while ((c = getopt_long(nopts, argv, "fO:rj:qvhVL:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.force = 1;
@@ -296,6 +299,9 @@ static int run(int argc, char **argv, struct conv_options *op)
 			break;
 		case 'q':
 			o.quiet = b.quiet = 1;
+			break;
+		case 's':
+			o.strip = 1;
 			break;
 		case 'v':
 			verbose = b.verbose = 1;

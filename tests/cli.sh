@@ -52,6 +52,18 @@ run_capture "$tmp/libx" "$AOUT2ELF" --exec "$td/libtiny.so.1"
 check "a shared library given to --exec: exit 1, the same line" sh -c "test \$(cat '$tmp/libx.rc') = 1 && test \"\$(cat '$tmp/libx.err')\" = '$lib_err'"
 run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
 check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
+# -s: a damaged string table is no reason to refuse a program that ran
+head -c -1 "$hello" >"$tmp/cut.aout"
+run_capture "$tmp/cut" "$AOUT2ELF" "$tmp/cut.aout" "$tmp/cut.elf"
+check "a string table one byte short: exit 1, one line, no output" sh -c "test \$(cat '$tmp/cut.rc') = 1 && test \$(wc -l < '$tmp/cut.err') = 1 && grep -q '^aout2elf: $tmp/cut.aout: truncated: the string table claims' '$tmp/cut.err' && test ! -e '$tmp/cut.elf'"
+for opt in -s --strip; do
+	run_capture "$tmp/cut$opt" "$AOUT2ELF" "$opt" "$tmp/cut.aout" "$tmp/cut$opt.elf"
+	check "$opt converts it, silently, with no symbol table" sh -c "test \$(cat '$tmp/cut$opt.rc') = 0 && test ! -s '$tmp/cut$opt.err' && readelf -SW '$tmp/cut$opt.elf' >'$tmp/cut$opt.sec' && grep -q '\.text' '$tmp/cut$opt.sec' && ! grep -qE '\.symtab|\.stab' '$tmp/cut$opt.sec'"
+done
+run_capture "$tmp/cutrun" "$tmp/cut-s.elf"
+check "... and the output runs" sh -c "test \$(cat '$tmp/cutrun.rc') = 0 && test \"\$(cat '$tmp/cutrun.out')\" = 'hello from a.out' && test ! -s '$tmp/cutrun.err'"
+run_capture "$tmp/cutinfo" "$AOUT2ELF" --info -s "$tmp/cut.aout"
+check "--info -s: the symbols are left out, unread" sh -c "test \$(cat '$tmp/cutinfo.rc') = 0 && grep -q 'Symbols: *left out (-s), [0-9]* bytes unread' '$tmp/cutinfo.out'"
 # mode: the input's, x wherever r is, never setuid or setgid, less umask
 cp "$hello" "$tmp/modes.aout"
 chmod 6664 "$tmp/modes.aout"

@@ -471,6 +471,70 @@ static void test_strx_past_table(void)
 	aoutgen_free(&g);
 }
 
+/* With AOUT_PARSE_NO_SYMBOLS, neither table can fail the file. */
+static void parse_no_symbols_ok_at(const struct aoutgen *g, unsigned line)
+{
+	struct aout a;
+	struct diag d = { "" };
+	int rc = aout_parse_opts(g->buf, g->size, AOUT_EXEC, AOUT_PARSE_NO_SYMBOLS,
+				 &a, &d);
+	char what[320];
+
+	snprintf(what, sizeof what, "aout_parse_opts(NO_SYMBOLS) succeeds (line %u, "
+		 "message \"%s\")", line, d.msg);
+	unit_check_u64((uint64_t)(int64_t)rc, 0, what, line, __FILE__, "no_symbols");
+	if (rc)
+		return;
+	unit_check_u64(a.nsyms, 0, "a.nsyms", line, __FILE__, "no_symbols");
+	unit_check_u64((uintptr_t)a.syms, 0, "a.syms", line, __FILE__, "no_symbols");
+	unit_check_u64(a.str_size, 0, "a.str_size", line, __FILE__, "no_symbols");
+	unit_check_u64((uint64_t)a.no_symbols, 1, "a.no_symbols", line, __FILE__,
+		       "no_symbols");
+	aout_free(&a);
+}
+#define PARSE_NO_SYMBOLS_OK(g) parse_no_symbols_ok_at((g), __LINE__)
+
+static void test_no_symbols_damaged_tables(void)
+{
+	struct aoutgen_spec s;
+	struct aoutgen g;
+
+	/* each damage fails a plain parse and passes one without symbols */
+	build_syms(&g, AOUT_QMAGIC);
+	aoutgen_set_strx(&g, 1, 2);
+	EXPECT_FAIL_G(&g, "symbol 1: name offset 2 is inside the string table's "
+			  "size word");
+	PARSE_NO_SYMBOLS_OK(&g);
+	aoutgen_set_strx(&g, 1, 0xffffffff);
+	PARSE_NO_SYMBOLS_OK(&g);
+	aoutgen_resize(&g, g.size - 1); /* the string table one byte short */
+	PARSE_NO_SYMBOLS_OK(&g);
+	aoutgen_resize(&g, g.str_off); /* no size word at all */
+	EXPECT_FAIL_G(&g, "truncated: the string table's size word is missing");
+	PARSE_NO_SYMBOLS_OK(&g);
+	aoutgen_free(&g);
+
+	aoutgen_default(&s, AOUT_OMAGIC);
+	s.pad = 64;
+	aoutgen_build(&s, &g);
+	aoutgen_set_field(&g, AG_SYMS, 13);
+	PARSE_NO_SYMBOLS_OK(&g);
+	/* the bytes the header claims must still be there, as for the kernel */
+	aoutgen_set_field(&g, AG_SYMS, 65);
+	struct aout a;
+	struct diag d = { "" };
+	CU_ASSERT_EQUAL(aout_parse_opts(g.buf, g.size, AOUT_EXEC,
+					AOUT_PARSE_NO_SYMBOLS, &a, &d), -1);
+	CU_ASSERT_STRING_EQUAL(d.msg, "truncated: the header claims 457 bytes of "
+				      "header, text, data and symbols, the file has 456");
+	aoutgen_free(&g);
+
+	/* an intact table is left out too */
+	build_syms(&g, AOUT_ZMAGIC);
+	PARSE_NO_SYMBOLS_OK(&g);
+	aoutgen_free(&g);
+}
+
 static void test_unterminated_name(void)
 {
 	struct aoutgen g;
@@ -910,6 +974,7 @@ int unit_reader_register(void)
 		UNIT_TEST(test_strx_below_4),
 		UNIT_TEST(test_strx_past_table),
 		UNIT_TEST(test_unterminated_name),
+		UNIT_TEST(test_no_symbols_damaged_tables),
 		UNIT_TEST(test_null_diag),
 		UNIT_TEST(test_layout_and_addresses),
 		UNIT_TEST(test_symbols_every_magic),
