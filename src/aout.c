@@ -236,6 +236,14 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 	return 0;
 }
 
+int aout_check_header(const uint8_t *buf, size_t size, struct diag *d)
+{
+	struct aout a;
+
+	memset(&a, 0, sizeof a);
+	return parse_header(buf, size, &a, d);
+}
+
 int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d)
 {
 	return aout_parse_kind(buf, size, AOUT_EXEC, a, d);

@@ -88,6 +88,12 @@ struct aout {
 	int no_symbols; /* AOUT_PARSE_NO_SYMBOLS: the tables were left unread */
 };
 
+/*
+ * The first AOUT_HEADER_SIZE bytes alone: 0 if they could begin an a.out
+ * file, else -1 with the reason aout_parse would give.
+ */
+int aout_check_header(const uint8_t *buf, size_t size, struct diag *d);
+
 /* 0 on success; -1 with the reason in *d.  buf must outlive *a. */
 int aout_parse(const uint8_t *buf, size_t size, struct aout *a, struct diag *d);
 int aout_parse_kind(const uint8_t *buf, size_t size, enum aout_kind kind,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -424,6 +425,10 @@ static int output_kept(const struct batch *bt, size_t i, const struct stat *in,
 		return 0;
 	if (is_input(bt, &out))
 		why = "is an input of this batch; refusing to overwrite it";
+	else if (!bt->o->force && S_ISLNK(out.st_mode))
+		why = "exists, and is a symbolic link (-f replaces the link)";
+	else if (!S_ISREG(out.st_mode) && !S_ISDIR(out.st_mode) && !S_ISLNK(out.st_mode))
+		why = "exists, and is not a regular file; refusing to replace it";
 	else if (!bt->o->force && S_ISREG(out.st_mode) && !is_converted(e->output) &&
 		 !holds_copy(e->output, input))
 		why = "exists, and is neither aout2elf's output nor a copy of the "
@@ -633,7 +638,7 @@ static int run_workers(struct batch *bt)
 		return -1;
 	uint8_t *done = (uint8_t *)(next + 1); /* zero pages: NOT_DONE */
 	fflush(NULL);
-	pid_t pids[jobs];
+	pid_t pids[jobs], parent = getpid();
 	int started = 0;
 	for (int w = 0; w < jobs; w++) {
 		pid_t pid = fork();
@@ -642,6 +647,9 @@ static int run_workers(struct batch *bt)
 			break;
 		if (pid == 0) {
 			close(pipefd[0]);
+			/* the batch killed (kill PID, not the group): stop too */
+			if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+				_exit(1);
 			for (size_t i; (i = take(bt, next)) < bt->n;) {
 				convert_entry(bt, i);
 				__atomic_store_n(&done[i], DONE, __ATOMIC_RELEASE);
@@ -771,21 +779,30 @@ int batch_write_report(FILE *f, const struct batch_entry *e, size_t n)
 	return ferror(f) ? -1 : 0;
 }
 
+/* How every report begins: "[]" when it lists nothing. */
+static const char report_start[] = "[\n  {\"input\": ";
+
 int batch_report_clobbers(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	char first = '[';
+	char head[sizeof report_start - 1];
+	ssize_t n = 0;
 	int clobbers;
 
 	if (fd < 0)
-		return 0; /* missing, or fopen will say why it cannot write */
-	/* a report begins with '['; an empty file or a device is fair game */
-	clobbers = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		   (read(fd, &first, 1) != 1 || first != '[');
+		return 0; /* missing, or the write will say why it cannot */
+	/* an empty file, a device (written into, see write_report) is fair game */
+	clobbers = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	if (clobbers)
+		n = read(fd, head, sizeof head);
 	close(fd);
-	return clobbers;
+	if (!clobbers || n < 2)
+		return clobbers;
+	return memcmp(head, "[]", 2) != 0 &&
+	       ((size_t)n < sizeof head || memcmp(head, report_start, sizeof head) != 0);
 }
+
 
 /* All of buf to fd; 0, or an errno. */
 static int write_all(int fd, const char *buf, size_t len)
@@ -801,6 +818,32 @@ static int write_all(int fd, const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * A report to a device, a FIFO, a terminal, or through a symbolic link
+ * (/dev/null, /dev/stdout) is written into what is there: never replaced
+ * by a file.  1 if path is one of those.
+ */
+static int write_report_into(const char *path, const char *text, size_t len,
+			     struct diag *d, int *rc)
+{
+	struct stat st, link;
+
+	if (lstat(path, &link) != 0 || stat(path, &st) != 0 || S_ISDIR(st.st_mode) ||
+	    (S_ISREG(st.st_mode) && !S_ISLNK(link.st_mode)))
+		return 0;
+	/* a FIFO: waits for its reader, as a shell's "> fifo" would */
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+				    (S_ISREG(st.st_mode) ? O_TRUNC : 0));
+	int e = fd < 0 ? errno : 0;
+
+	if (!e)
+		e = write_all(fd, text, len);
+	if (fd >= 0 && close(fd) < 0 && !e)
+		e = errno;
+	*rc = e ? diag_set(d, "%s", strerror(e)) : 0;
+	return 1;
 }
 
 /*
@@ -826,6 +869,8 @@ static int write_report(const char *path, const struct batch *bt)
 		diag_set(&d, "out of memory");
 	} else if (batch_report_clobbers(path)) { /* one of the outputs, say */
 		diag_set(&d, "exists and is not a report; refusing to overwrite it");
+	} else if (write_report_into(path, text, len, &d, &rc)) {
+		/* written, or rc and d say why not */
 	} else if (output_open(path, &no_input, 1, &out, &d) == 0) {
 		int e = write_all(out.fd, text, len);
 

@@ -60,7 +60,7 @@ int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d)
 {
 	memset(j, 0, sizeof *j);
-	if (input_read(path, &j->in, d))
+	if (input_read_checked(path, &j->in, aout_check_header, d))
 		return -1;
 	return conv_prepare(j, o, missing_ok, d);
 }
@@ -187,7 +187,7 @@ int conv_file(const char *src, const char *dst, const struct conv_options *o,
 	struct input in;
 	struct diag d;
 
-	if (input_read(src, &in, &d)) {
+	if (input_read_checked(src, &in, aout_check_header, &d)) {
 		memset(r, 0, sizeof *r);
 		r->dynamic = -1;
 		r->status = CONV_FAILED;

@@ -374,6 +374,12 @@ static int run(int argc, char **argv, struct conv_options *op)
 	if (b.outdir) {
 		if (nargs < 1)
 			return usage_error("-O DIR needs at least one INPUT");
+		struct stat rst;
+
+		if (b.report && stat(b.report, &rst) == 0 && S_ISDIR(rst.st_mode)) {
+			fprintf(stderr, "%s: %s: is a directory\n", progname, b.report);
+			return EXIT_USAGE;
+		}
 		if (b.report && batch_report_clobbers(b.report)) {
 			fprintf(stderr, "%s: %s: exists and is not a report; refusing "
 				"to overwrite it\n", progname, b.report);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -56,6 +57,13 @@ static unsigned char *map_input_pages(size_t size, size_t *map_len)
 
 int input_read(const char *path, struct input *in, struct diag *d)
 {
+	return input_read_checked(path, in, NULL, d);
+}
+
+int input_read_checked(const char *path, struct input *in,
+		       int (*head_ok)(const uint8_t *head, size_t n, struct diag *d),
+		       struct diag *d)
+{
 	int fd;
 
 	memset(in, 0, sizeof *in);
@@ -86,6 +94,17 @@ int input_read(const char *path, struct input *in, struct diag *d)
 		goto fail;
 	}
 	in->size = (size_t)in->st.st_size;
+	if (head_ok && in->size >= INPUT_POPULATE_MIN) {
+		uint8_t head[32];
+		ssize_t n = pread(fd, head, sizeof head, 0);
+
+		if (n < 0) {
+			diag_set(d, "read error: %s", strerror(errno));
+			goto fail;
+		}
+		if (head_ok(head, (size_t)n, d))
+			goto fail;
+	}
 	if (in->size >= INPUT_POPULATE_MIN)
 		in->buf = map_input_pages(in->size, &in->map_len);
 	if (!in->buf)
@@ -149,16 +168,26 @@ mode_t output_mode(mode_t input_mode, mode_t umask_bits)
 	return m & ~umask_bits;
 }
 
+/*
+ * ".NAME.aout2elf-XXXXXX" beside path; NAME cut short where the whole
+ * would pass NAME_MAX (255), or a long OUTPUT could never be replaced.
+ */
+#define TEMP_BASE_MAX (255 - sizeof ".aout2elf-XXXXXX" - 1)
+
 static char *temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dirlen;
-	size_t n = dirlen + strlen(base) + 32;
+	size_t baselen = strlen(base);
+	size_t n = dirlen + baselen + 32;
 	char *t = malloc(n);
 
+	if (baselen > TEMP_BASE_MAX)
+		baselen = TEMP_BASE_MAX;
 	if (t)
-		snprintf(t, n, "%.*s.%s.aout2elf-XXXXXX", (int)dirlen, path, base);
+		snprintf(t, n, "%.*s.%.*s.aout2elf-XXXXXX", (int)dirlen, path,
+			 (int)baselen, base);
 	return t;
 }
 
@@ -218,6 +247,9 @@ int output_open(const char *path, const struct stat *input, int force,
 			return diag_set(d, "is the input file; refusing to overwrite it");
 		if (S_ISDIR(target.st_mode) && !S_ISLNK(st.st_mode))
 			return diag_set(d, "is a directory");
+		/* a device, a FIFO, a socket: rename would put a file in its place */
+		if (target.st_ino && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode))
+			return diag_set(d, "is not a regular file; refusing to replace it");
 		if (!force)
 			return diag_set(d, "already exists (use -f to replace it)");
 	}
@@ -236,15 +268,23 @@ int output_open(const char *path, const struct stat *input, int force,
 		output_abort(o);
 		return diag_set(d, "out of memory");
 	}
+	/* no signal between the file's creation and current_temp's knowing it */
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	int e = errno;
+
+	if (o->fd >= 0)
+		current_temp = o->tmp;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (o->fd < 0) {
-		int e = errno;
 		free(o->tmp);
 		o->tmp = NULL;
 		output_abort(o);
 		return diag_set(d, "cannot create a file beside it: %s", strerror(e));
 	}
-	current_temp = o->tmp;
 	return 0;
 }
 
@@ -275,6 +315,10 @@ static int link_into_place(struct output *o)
 	/* mkostemp's names, for a link instead of a new file */
 	char *x = t + strlen(t) - 6;
 
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old); /* as in output_open */
 	for (uint32_t tries = 0; tries < 100; tries++) {
 		uint32_t r = (uint32_t)rand() ^ (uint32_t)getpid() ^ tries * 2654435761u;
 
@@ -284,8 +328,10 @@ static int link_into_place(struct output *o)
 		if (e != EEXIST)
 			break;
 	}
-	if (!e) {
+	if (!e)
 		current_temp = t;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!e) {
 		if (rename(t, o->path) < 0) {
 			e = errno;
 			unlink(t);
@@ -314,6 +360,24 @@ static int commit_anonymous(struct output *o, int e, struct diag *d)
 	return 0;
 }
 
+/*
+ * Where the file system has no hard links (vfat, exFAT, many FUSE ones):
+ * a rename that does not replace, else a look and then a rename (a file
+ * made between the two would be replaced).  0, or an errno.
+ */
+static int rename_noreplace(const char *from, const char *to)
+{
+	struct stat st;
+
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return errno;
+	if (lstat(to, &st) == 0)
+		return EEXIST;
+	return rename(from, to) < 0 ? errno : 0;
+}
+
 int output_commit(struct output *o, mode_t mode, struct diag *d)
 {
 	int e = 0;
@@ -335,6 +399,8 @@ int output_commit(struct output *o, mode_t mode, struct diag *d)
 	} else if (link(o->tmp, o->path) < 0) {
 		/* link, not rename: it fails if OUTPUT appeared meanwhile */
 		e = errno;
+		if (e == EPERM || e == ENOSYS || e == EOPNOTSUPP)
+			e = rename_noreplace(o->tmp, o->path);
 	} else {
 		unlink(o->tmp);
 	}

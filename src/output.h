@@ -27,6 +27,14 @@ struct input {
  * regular file, but not past one it cannot read).
  */
 int input_read(const char *path, struct input *in, struct diag *d);
+/*
+ * The same, but a file of a megabyte or more is first judged by its
+ * first 32 bytes (head_ok: 0 or -1 with *d), before it is read whole:
+ * gigabytes of something else are refused at once.
+ */
+int input_read_checked(const char *path, struct input *in,
+		       int (*head_ok)(const uint8_t *head, size_t n, struct diag *d),
+		       struct diag *d);
 void input_free(struct input *in);
 
 struct output {

@@ -223,6 +223,49 @@ check "-O with a symbolic link as INPUT: followed, converted under the link's na
 run_capture "$tmp/repo" "$AOUT2ELF" -q -O "$tmp/repo.d" --report "$tmp/repo.d/prog" "$tmp/ov/a/prog"
 check "--report naming an output: exit 1, the report not written, the program intact" sh -c "test \$(cat '$tmp/repo.rc') = 1 && grep -qxF 'aout2elf: $tmp/repo.d/prog: exists and is not a report; refusing to overwrite it' '$tmp/repo.err' && head -c 4 '$tmp/repo.d/prog' | grep -q ELF"
 
+# --- what is in OUTPUT's or the report's place, and is not a file ---
+mkdir -p "$tmp/nf/in" "$tmp/nf/out"
+cp "$hello" "$tmp/nf/in/fifo"
+cp "$hello" "$tmp/nf/in/link"
+echo keep >"$tmp/nf/keep.txt"
+ln -s ../keep.txt "$tmp/nf/out/link"
+run_capture "$tmp/rdir" "$AOUT2ELF" -q -O "$tmp/nf/rout" --report "$tmp/nf" "$tmp/nf/in/link"
+check "--report naming a folder: exit 2, one line, nothing converted" sh -c "test \$(cat '$tmp/rdir.rc') = 2 && test \"\$(cat '$tmp/rdir.err')\" = 'aout2elf: $tmp/nf: is a directory' && test ! -e '$tmp/nf/rout'"
+printf '[section]\nkey=1\n' >"$tmp/nf/settings.ini"
+run_capture "$tmp/rini" "$AOUT2ELF" -q -O "$tmp/nf/rout" --report "$tmp/nf/settings.ini" "$tmp/nf/in/link"
+check "--report naming a file that begins with '[' but is no report: exit 2, kept" sh -c "test \$(cat '$tmp/rini.rc') = 2 && grep -qx 'key=1' '$tmp/nf/settings.ini'"
+run_capture "$tmp/nflink" "$AOUT2ELF" -O "$tmp/nf/out" "$tmp/nf/in/link"
+check "-O: a symbolic link at OUTPUT is kept without -f, and says so" sh -c "test \$(cat '$tmp/nflink.rc') = 1 && grep -qxF 'aout2elf: $tmp/nf/out/link: exists, and is a symbolic link (-f replaces the link)' '$tmp/nflink.err' && test -L '$tmp/nf/out/link' && test \"\$(cat '$tmp/nf/keep.txt')\" = keep"
+if mkfifo "$tmp/nf/out/fifo" "$tmp/nf/single" "$tmp/nf/report" 2>/dev/null; then
+	run_capture "$tmp/nfs" "$AOUT2ELF" -f "$hello" "$tmp/nf/single"
+	check "a FIFO as OUTPUT, even with -f: exit 1, one line, the FIFO stays" sh -c "test \$(cat '$tmp/nfs.rc') = 1 && test \"\$(cat '$tmp/nfs.err')\" = 'aout2elf: $tmp/nf/single: is not a regular file; refusing to replace it' && test -p '$tmp/nf/single'"
+	run_capture "$tmp/nff" "$AOUT2ELF" -f -O "$tmp/nf/out" "$tmp/nf/in/fifo"
+	check "-O -f: a FIFO at OUTPUT is not replaced either" sh -c "test \$(cat '$tmp/nff.rc') = 1 && grep -qxF 'aout2elf: $tmp/nf/out/fifo: exists, and is not a regular file; refusing to replace it' '$tmp/nff.err' && test -p '$tmp/nf/out/fifo'"
+	# the reader gives up after 60 s: a FIFO replaced by a file has no writer
+	timeout 60 cat "$tmp/nf/report" >"$tmp/nf/report.got" &
+	reader=$!
+	run_capture "$tmp/nfr" "$AOUT2ELF" -q -f -O "$tmp/nf/out" --report "$tmp/nf/report" "$tmp/nf/in/link"
+	wait "$reader"
+	check "--report into a FIFO: written into it (as into /dev/stdout), the FIFO stays" sh -c "test \$(cat '$tmp/nfr.rc') = 0 && head -1 '$tmp/nf/report.got' | grep -qx '\[' && grep -qF '\"status\": \"converted\"' '$tmp/nf/report.got' && test -p '$tmp/nf/report'"
+	check "-O -f: the symbolic link at OUTPUT is replaced, not what it points to" sh -c "test ! -L '$tmp/nf/out/link' && head -c 4 '$tmp/nf/out/link' | grep -q ELF && test \"\$(cat '$tmp/nf/keep.txt')\" = keep"
+else
+	for what in "a FIFO as OUTPUT" "-O -f: a FIFO at OUTPUT" "--report into a FIFO" "-O -f: the link at OUTPUT"; do
+		skip "$what (mkfifo is not possible here)"
+	done
+fi
+cp "$tmp/r1.json" "$tmp/nf/real.json"
+ln -s real.json "$tmp/nf/replink"
+run_capture "$tmp/nfl" "$AOUT2ELF" -q -f -O "$tmp/nf/out" --report "$tmp/nf/replink" "$tmp/nf/in/link"
+check "--report through a symbolic link: written into its report, the link stays" sh -c "test \$(cat '$tmp/nfl.rc') = 0 && test -L '$tmp/nf/replink' && test \$(grep -c '\"input\"' '$tmp/nf/real.json') = 1"
+long=$(printf 'n%.0s' $(seq 1 250))
+run_capture "$tmp/long1" "$AOUT2ELF" "$hello" "$tmp/nf/$long"
+run_capture "$tmp/long2" "$AOUT2ELF" -f "$hello" "$tmp/nf/$long"
+check "an OUTPUT of 250 bytes is written, and replaced with -f" sh -c "test \$(cat '$tmp/long1.rc') = 0 && test \$(cat '$tmp/long2.rc') = 0 && test ! -s '$tmp/long2.err'"
+truncate -s 1G "$tmp/nf/huge"
+run_capture "$tmp/huge" "$AOUT2ELF" "$tmp/nf/huge" "$tmp/nf/huge.elf"
+check "a 1 GiB file of zeros: refused by its first bytes, one line, exit 1" sh -c "test \$(cat '$tmp/huge.rc') = 1 && test \"\$(cat '$tmp/huge.err')\" = 'aout2elf: $tmp/nf/huge: not an a.out executable (unknown magic 00)' && test ! -e '$tmp/nf/huge.elf'"
+rm -f "$tmp/nf/huge"
+
 # --- --exec ---
 # from an empty folder, the input alone in its own, TMPDIR empty too:
 # any file --exec wrote would show in one of the three
@@ -294,7 +337,7 @@ if is_root && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/ful
 	check "no space left: exit 1 and the reason" sh -c "test \$(cat '$tmp/nospc.rc') = 1 && grep -qx 'aout2elf: $tmp/full/big.elf: write error: No space left on device' '$tmp/nospc.err'"
 	check "no space left: nothing left behind" test -z "$(ls -A "$tmp/full")"
 	# a batch report that no longer fits: the last one stays as it was
-	printf '[\n]\n' >"$tmp/full/report.json"
+	printf '[]\n' >"$tmp/full/report.json"
 	cp "$tmp/full/report.json" "$tmp/last-report.json"
 	dd if=/dev/zero of="$tmp/full/filler" bs=4k 2>/dev/null
 	mkdir "$tmp/many"

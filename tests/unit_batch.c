@@ -276,7 +276,9 @@ static void test_report_clobbers(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
 	char *prog = file_of(dir, "prog", aout, 4);
 	char *text = file_of(dir, "notes", "hello\n", 6);
-	char *old = file_of(dir, "old.json", "[\n]\n", 4);
+	char *old = file_of(dir, "old.json", "[\n  {\"input\": \"a\"}\n]\n", 21);
+	char *none = file_of(dir, "none.json", "[]\n", 3);
+	char *ini = file_of(dir, "s.ini", "[section]\n", 10);
 	char *empty = file_of(dir, "empty", "", 0);
 	char *missing = file_of(dir, "gone", "", 0);
 
@@ -284,6 +286,8 @@ static void test_report_clobbers(void)
 	CHECK_U(batch_report_clobbers(prog), 1);
 	CHECK_U(batch_report_clobbers(text), 1);
 	CHECK_U(batch_report_clobbers(old), 0);
+	CHECK_U(batch_report_clobbers(none), 0);
+	CHECK_U(batch_report_clobbers(ini), 1);
 	CHECK_U(batch_report_clobbers(empty), 0);
 	CHECK_U(batch_report_clobbers(missing), 0);
 	CHECK_U(batch_report_clobbers("/dev/null"), 0);
@@ -291,6 +295,8 @@ static void test_report_clobbers(void)
 	free(prog);
 	free(text);
 	free(old);
+	free(none);
+	free(ini);
 	free(empty);
 	free(missing);
 	unit_rmtree(dir);
