@@ -171,6 +171,16 @@ for p in dyn.qmagic dynbig; do
 		"$B/$p" 0 "${HELLO}ignored"$'\n' DYN_SIGSYS_IGN=1 -- /bin/sh -c \
 		'grep -qE "^SigIgn:[[:space:]]*[0-9a-f]{8}[4-7c-f]" /proc/self/status && echo ignored'
 done
+# started with SIGSYS ignored (exec keeps SIG_IGN): so is what it execs
+if env --ignore-signal=SYS true 2>/dev/null; then
+	for p in dyn.qmagic dynbig; do
+		runs_args "qmagic: $p started with SIGSYS ignored: the program it execs ignores it" \
+			"$B/$p" 0 "${HELLO}ignored"$'\n' --ignore-signal=SYS -- /bin/sh -c \
+			'grep -qE "^SigIgn:[[:space:]]*[0-9a-f]{8}[4-7c-f]" /proc/self/status && echo ignored'
+	done
+else
+	skip "qmagic: started with SIGSYS ignored (env has no --ignore-signal)"
+fi
 
 # ---- --info ----
 run "$AOUT2ELF" --info -L "$TESTDATA" "$TD/dyn.qmagic.aout"

@@ -1950,8 +1950,11 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
 		/* Static programs: only brk is trapped, and dispatch may do it. */
-		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch())
+		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch()) {
 			install_traps(rules, nrules);
+			/* started with SIGSYS ignored: exec hands that on too */
+			trap_exec_from_now();
+		}
 	} else if (start_call(&s, NR_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == 2) {
 		/*
 		 * A converted parent's filter, inherited across exec: it traps
