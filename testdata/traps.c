@@ -28,8 +28,9 @@
  *	traps blockall	every signal blocked (sigprocmask, a handler's
  *			sa_mask, sigsuspend): brk still works, the masks read
  *			back hold SIGSYS, a SIGSYS sent meanwhile waits until
- *			it is unblocked, bad pointers give EFAULT; under
- *			dispatch and under the filter
+ *			it is unblocked or a sigsuspend lets it in, bad
+ *			pointers give EFAULT (an unwritable old set after the
+ *			mask has changed); under dispatch and under the filter
  *	traps inherited	started with SIGSYS blocked (env --block-signal=SYS):
  *			the mask says so, and brk works
  *	traps sigsys	its own SIGSYS handler, set, read back, raised with
@@ -61,6 +62,7 @@
 #define SYS_pipe 42
 #define SYS_setitimer 104
 #define SIGUSR1 10
+#define SIGUSR2 12
 #define SIGALRM 14
 #define SA_RESTART 0x10000000u
 
@@ -548,6 +550,57 @@ static int suspend_round(void)
 	return 0;
 }
 
+/* A SIGSYS held while blocked ends a sigsuspend whose mask lets it in. */
+static int suspend_releases(void)
+{
+	struct { uint32_t interval[2], value[2]; } way_out = { { 0, 0 }, { 2, 0 } },
+						   off = { { 0, 0 }, { 0, 0 } };
+	uint32_t sysbit[2] = { SIGSYS_BIT, 0 }, none[2] = { 0, 0 };
+	long r;
+
+	if (set_handler(SIGALRM, brk_in_handler))
+		return fail(8, "cannot set the SIGALRM handler");
+	for (int old_call = 0; old_call < 2; old_call++) {
+		sigsys_seen = 0;
+		handler_runs = 0;
+		if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)sysbit, 0, 8) != 0)
+			return fail(9, "rt_sigprocmask failed");
+		sys_kill(sys_getpid(), SIGSYS);
+		if (sigsys_seen != 0)
+			return fail(12, "a SIGSYS sent while blocked was not held");
+		/* SIGALRM in 2 s: the way out where the held SIGSYS is not let in */
+		sys3(SYS_setitimer, 0, (long)&way_out, 0);
+		r = old_call ? sys3(SYS_sigsuspend, 0, 0, 0) :
+			       sys2(SYS_rt_sigsuspend, (long)none, 8);
+		sys3(SYS_setitimer, 0, (long)&off, 0);
+		if (r != -EINTR || sigsys_seen != 1 || handler_runs != 0)
+			return fail(12, "a held SIGSYS did not end sigsuspend at once");
+		if (!(blocked_now() & SIGSYS_BIT))
+			return fail(13, "sigsuspend did not put SIGSYS's blocking back");
+		sys4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)sysbit, 0, 8);
+	}
+	return 0;
+}
+
+/* An old set it cannot write is EFAULT, after the mask has changed. */
+static int efault_keeps_change(void)
+{
+	uint32_t usr2[2] = { 1u << (SIGUSR2 - 1), 0 };
+
+	for (int old_call = 0; old_call < 2; old_call++) {
+		if (!(blocked_now() & usr2[0]))
+			return fail(9, "SIGUSR2 is not blocked to begin with");
+		long r = old_call ? sys3(SYS_sigprocmask, SIG_UNBLOCK, (long)usr2, BAD_POINTER) :
+				    sys4(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)usr2,
+					 BAD_POINTER, 8);
+		if (r != -EFAULT || (blocked_now() & usr2[0]))
+			return fail(14, "an old set it cannot write: not EFAULT, or the "
+					"mask change undone");
+		sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)usr2, 0, 8);
+	}
+	return 0;
+}
+
 static int bad_pointers(void)
 {
 	struct { uint32_t o; } o;
@@ -593,6 +646,8 @@ static int blockall_round(void)
 		return fail(12, "a held SIGSYS was not delivered when unblocked");
 	if ((blocked_now() & SIGSYS_BIT) || !(blocked_now() & (1u << (SIGUSR1 - 1))))
 		return fail(13, "SIG_UNBLOCK of SIGSYS changed the wrong bits");
+	if ((r = suspend_releases()) || (r = efault_keeps_change()))
+		return r;
 	memset(&sa, 0, sizeof sa); /* SIG_DFL again */
 	if (sys_rt_sigaction(SIGSYS, &sa, NULL) != 0 ||
 	    sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)before, 0, 8) != 0 ||

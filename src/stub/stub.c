@@ -42,6 +42,7 @@
 #define EACCES 13
 #define EFAULT 14
 #define EINVAL 22
+#define EINTR 4
 
 #define MAP_PRIVATE 0x02
 #define MAP_FIXED 0x10
@@ -1061,9 +1062,10 @@ static long procmask_call(int nr, const uint32_t *g, void *ucontext)
 		want[0] &= ~SIGSYS_BIT;
 	}
 	r = stub_syscall(nr, (long)how, set ? (long)want : 0, (long)oset, (long)size, 0, 0);
-	if (r < 0)
+	/* EFAULT for an old set it cannot write: the kernel changed the mask first */
+	if (r < 0 && !(r == -EFAULT && set))
 		return r;
-	if (oset)
+	if (oset && r == 0)
 		*(uint32_t *)oset |= was;
 	if (set) {
 		set_blocks_sigsys(how, asked);
@@ -1116,6 +1118,35 @@ static long handler_mask_call(int nr, const uint32_t *g)
 }
 
 /* The calls of is_mask_call, made for the program from the handler. */
+/*
+ * sigsuspend and rt_sigsuspend: the temporary mask is the program's while
+ * it waits, SIGSYS in the stub's record.  A SIGSYS waiting in the stub
+ * that the mask lets through is delivered at once, and the call returns
+ * EINTR, as for any signal that ends the wait.  One sent
+ * while the mask blocks it waits, and ends the call all the same (a
+ * spurious wake-up, which sigsuspend loops take in their stride).
+ */
+static long suspend_call(int nr, uint32_t *set, const uint32_t *g, void *ucontext)
+{
+	uint32_t was = prog_blocks_sigsys;
+	long r;
+
+	prog_blocks_sigsys = set[0] & SIGSYS_BIT;
+	set[0] &= ~SIGSYS_BIT;
+	if (sigsys_waiting && !prog_blocks_sigsys) {
+		sigsys_waiting = 0;
+		pass_on_sigsys(SIGSYS, waiting_info, ucontext);
+		r = -EINTR;
+	} else if (nr == NR_sigsuspend) {
+		r = stub_syscall(nr, (long)g[REG_EBX], (long)g[REG_ECX], (long)set[0],
+				 0, 0, 0);
+	} else {
+		r = stub_syscall(nr, (long)set, 8, 0, 0, 0, 0);
+	}
+	prog_blocks_sigsys = was;
+	return r;
+}
+
 static long mask_call(int nr, const uint32_t *g, void *ucontext)
 {
 	uint32_t set[2];
@@ -1141,16 +1172,17 @@ static long mask_call(int nr, const uint32_t *g, void *ucontext)
 		release_waiting_sigsys();
 		return r;
 	case NR_sigsuspend: /* i386: (history0, history1, mask) */
-		return stub_syscall(nr, (long)g[REG_EBX], (long)g[REG_ECX],
-				    (long)(g[REG_EDX] & ~SIGSYS_BIT), 0, 0, 0);
+		set[0] = g[REG_EDX];
+		set[1] = 0;
+		return suspend_call(nr, set, g, ucontext);
 	default: /* rt_sigsuspend */
 		if (g[REG_ECX] != 8)
 			return -EINVAL;
 		if (unreadable_set(NR_rt_sigprocmask, g[REG_EBX]))
 			return -EFAULT;
-		set[0] = ((const uint32_t *)g[REG_EBX])[0] & ~SIGSYS_BIT;
+		set[0] = ((const uint32_t *)g[REG_EBX])[0];
 		set[1] = ((const uint32_t *)g[REG_EBX])[1];
-		return stub_syscall(nr, (long)set, 8, 0, 0, 0, 0);
+		return suspend_call(nr, set, g, ucontext);
 	}
 }
 
