@@ -427,8 +427,6 @@ static int output_kept(const struct batch *bt, size_t i, const struct stat *in,
 		why = "is an input of this batch; refusing to overwrite it";
 	else if (!bt->o->force && S_ISLNK(out.st_mode))
 		why = "exists, and is a symbolic link (-f replaces the link)";
-	else if (!S_ISREG(out.st_mode) && !S_ISDIR(out.st_mode) && !S_ISLNK(out.st_mode))
-		why = "exists, and is not a regular file; refusing to replace it";
 	else if (!bt->o->force && S_ISREG(out.st_mode) && !is_converted(e->output) &&
 		 !holds_copy(e->output, input))
 		why = "exists, and is neither aout2elf's output nor a copy of the "
@@ -802,7 +800,6 @@ int batch_report_clobbers(const char *path)
 	return memcmp(head, "[]", 2) != 0 &&
 	       ((size_t)n < sizeof head || memcmp(head, report_start, sizeof head) != 0);
 }
-
 
 /* All of buf to fd; 0, or an errno. */
 static int write_all(int fd, const char *buf, size_t len)

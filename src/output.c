@@ -174,6 +174,20 @@ mode_t output_mode(mode_t input_mode, mode_t umask_bits)
  */
 #define TEMP_BASE_MAX (255 - sizeof ".aout2elf-XXXXXX" - 1)
 
+/*
+ * Between making a temporary file and telling current_temp, a signal
+ * would leave the file behind: every signal waits across the two.
+ * Returns the mask to put back.
+ */
+static sigset_t block_signals(void)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	return old;
+}
+
 static char *temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -268,11 +282,8 @@ int output_open(const char *path, const struct stat *input, int force,
 		output_abort(o);
 		return diag_set(d, "out of memory");
 	}
-	/* no signal between the file's creation and current_temp's knowing it */
-	sigset_t all, old;
+	sigset_t old = block_signals();
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	int e = errno;
 
@@ -315,10 +326,8 @@ static int link_into_place(struct output *o)
 	/* mkostemp's names, for a link instead of a new file */
 	char *x = t + strlen(t) - 6;
 
-	sigset_t all, old;
+	sigset_t old = block_signals();
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old); /* as in output_open */
 	for (uint32_t tries = 0; tries < 100; tries++) {
 		uint32_t r = (uint32_t)rand() ^ (uint32_t)getpid() ^ tries * 2654435761u;
 
