@@ -4,9 +4,10 @@
  *   1. collect: every INPUT file, and with -r every file below an INPUT
  *      folder (symbolic links are reported, never followed; -O DIR itself
  *      is not walked), paired with its place under -O DIR; an entry whose
- *      place an earlier one has fails where it would write (never one
- *      output over another), and so does one whose place holds an input
- *      of the batch, or a file aout2elf did not write (unless -f);
+ *      place an earlier one has (by name, or as another name of the same
+ *      file) fails where it would write (never one output over another),
+ *      and so does one whose place holds an input of the batch, or a file
+ *      aout2elf did not write (unless -f);
  *   2. convert: worker processes take the next entry from a shared counter
  *      (so one slow file does not hold up a queue) and leave the result in
  *      shared memory, telling the parent its index through a pipe;
@@ -49,6 +50,7 @@ struct batch {
 	const struct batch_options *b;
 	const struct conv_options *o;
 	struct conv_result *results; /* shared with the workers */
+	struct file_id *written;     /* shared: the file each entry converted into */
 	size_t done, failed, counts[4];
 	double start;
 	int progress;
@@ -205,6 +207,23 @@ static int note_inputs(struct batch *bt)
 	return 0;
 }
 
+/*
+ * Step 1b, too: what each output names before anything is written.  An
+ * output that names no file yet is created only where nothing is by then
+ * (another name of the file some entry just wrote: see output_changed).
+ */
+static void note_outputs(struct batch *bt)
+{
+	for (size_t i = 0; i < bt->n; i++) {
+		struct batch_entry *e = &bt->e[i];
+		struct stat st;
+
+		e->out_existed = lstat(e->output, &st) == 0;
+		e->out_dev = e->out_existed ? st.st_dev : 0;
+		e->out_ino = e->out_existed ? st.st_ino : 0;
+	}
+}
+
 static int is_input(const struct batch *bt, const struct stat *st)
 {
 	struct file_id id = { st->st_dev, st->st_ino };
@@ -223,15 +242,61 @@ static int by_output(const void *a, const void *b)
 	return c ? c : (i > j) - (i < j);
 }
 
+static int by_output_id(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct batch_entry *x = &sort_entries[i], *y = &sort_entries[j];
+
+	if (x->out_dev != y->out_dev)
+		return x->out_dev < y->out_dev ? -1 : 1;
+	if (x->out_ino != y->out_ino)
+		return x->out_ino < y->out_ino ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int same_name(const struct batch_entry *x, const struct batch_entry *y)
+{
+	return !strcmp(x->output, y->output);
+}
+
+static int same_file_then(const struct batch_entry *x, const struct batch_entry *y)
+{
+	return x->out_existed && y->out_existed && x->out_dev == y->out_dev &&
+	       x->out_ino == y->out_ino;
+}
+
+/*
+ * Sorts order[0..n) by cmp, then marks every entry the same as the first
+ * of its run as sharing that first one's output; returns how many.
+ */
+static size_t mark_runs(struct batch_entry *e, size_t *order, size_t n,
+			int (*cmp)(const void *, const void *),
+			int (*same)(const struct batch_entry *, const struct batch_entry *))
+{
+	size_t shared = 0;
+
+	sort_entries = e;
+	qsort(order, n, sizeof *order, cmp);
+	for (size_t k = 1, first = 0; k < n; k++) {
+		if (!same(&e[order[k]], &e[order[first]])) {
+			first = k;
+			continue;
+		}
+		e[order[k]].output_of = order[first] + 1;
+		shared++;
+	}
+	return shared;
+}
+
 size_t batch_find_shared_outputs(struct batch_entry *e, size_t n)
 {
-	size_t *order = malloc((n ? n : 1) * sizeof *order), shared = 0;
+	size_t *order = malloc((n ? n : 1) * sizeof *order), shared = 0, m = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		e[i].output_of = 0;
 		if (!order) /* no memory to sort: compare every pair */
 			for (size_t j = 0; j < i && !e[i].output_of; j++)
-				if (!strcmp(e[i].output, e[j].output))
+				if (same_name(&e[i], &e[j]) || same_file_then(&e[i], &e[j]))
 					e[i].output_of = j + 1;
 		shared += e[i].output_of != 0;
 	}
@@ -239,16 +304,12 @@ size_t batch_find_shared_outputs(struct batch_entry *e, size_t n)
 		return shared;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_entries = e;
-	qsort(order, n, sizeof *order, by_output);
-	for (size_t k = 1, first = 0; k < n; k++) {
-		if (strcmp(e[order[k]].output, e[order[first]].output) != 0) {
-			first = k;
-			continue;
-		}
-		e[order[k]].output_of = order[first] + 1;
-		shared++;
-	}
+	shared = mark_runs(e, order, n, by_output, same_name);
+	/* then by identity, the entries that share no name */
+	for (size_t i = 0; i < n; i++)
+		if (e[i].out_existed && !e[i].output_of)
+			order[m++] = i;
+	shared += mark_runs(e, order, m, by_output_id, same_file_then);
 	free(order);
 	return shared;
 }
@@ -374,11 +435,53 @@ static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
 		set_status(r, CONV_SKIPPED, "given more than once");
 		return 1;
 	}
+	const struct batch_entry *first = &bt->e[e->output_of - 1];
+
 	r->status = CONV_FAILED;
+	if (!strcmp(e->output, first->output))
+		snprintf(r->reason, sizeof r->reason,
+			 "would overwrite %s, the output of %s (convert them "
+			 "apart, or their folders with -r)", e->output, first->input);
+	else
+		snprintf(r->reason, sizeof r->reason,
+			 "would overwrite %s, which is also %s, the output of %s "
+			 "(a linked folder, or a file system that ignores case)",
+			 e->output, first->output, first->input);
+	return 1;
+}
+
+/*
+ * What the output names is not what it named when the batch began: an
+ * entry of this batch wrote it under another name of the same file (a
+ * folder linked into -O DIR, a file system that ignores case).  That file
+ * stays as it is, and this entry fails, naming the other one's input.
+ */
+static int output_changed(const struct batch *bt, size_t i, struct conv_result *r)
+{
+	const struct batch_entry *e = &bt->e[i];
+	struct stat st;
+
+	if (lstat(e->output, &st) != 0 ||
+	    (e->out_existed && st.st_dev == e->out_dev && st.st_ino == e->out_ino))
+		return 0;
+	r->status = CONV_FAILED;
+	r->reason_is_output = 0;
+	/* a worker notes what it wrote just after the rename: wait for it */
+	for (int tries = 0; tries < 50; tries++) {
+		for (size_t j = 0; j < bt->n; j++)
+			if (j != i && bt->written[j].ino == st.st_ino &&
+			    bt->written[j].dev == st.st_dev) {
+				snprintf(r->reason, sizeof r->reason,
+					 "would overwrite %s, just written for %s "
+					 "under another name of the same file (a "
+					 "linked folder, or a file system that "
+					 "ignores case)", e->output, bt->e[j].input);
+				return 1;
+			}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
 	snprintf(r->reason, sizeof r->reason,
-		 "would overwrite %s, the output of %s (convert them apart, "
-		 "or their folders with -r)", e->output,
-		 bt->e[e->output_of - 1].input);
+		 "would overwrite %s, which appeared while the batch ran", e->output);
 	return 1;
 }
 
@@ -475,6 +578,8 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	 * included (-O naming the input's own folder): output_open refuses
 	 * that one below.
 	 */
+	if (output_changed(bt, i, r))
+		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
 	    !newer(&in.st_mtim, &out.st_mtim) && is_converted(e->output)) {
 		if (peek_header(e->input, &input) != 0)
@@ -525,9 +630,18 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	char format[sizeof r->format];
 
 	memcpy(format, r->format, sizeof format);
-	o.force = 1; /* the output is older than its input: replace it */
-	if (conv_input(&input, e->output, &o, r) && !r->format[0])
-		memcpy(r->format, format, sizeof format);
+	/*
+	 * What was there is older than the input: replace it.  Where nothing
+	 * was, only create: another worker may be writing the same file under
+	 * another name right now, and the first one to finish keeps it.
+	 */
+	o.force = e->out_existed;
+	if (conv_input(&input, e->output, &o, r)) {
+		if (!r->format[0])
+			memcpy(r->format, format, sizeof format);
+		if (r->reason_is_output)
+			output_changed(bt, i, r);
+	}
 }
 
 /* The shared slot is written once, whole, so a worker that dies leaves
@@ -535,8 +649,11 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 static void convert_entry(const struct batch *bt, size_t i)
 {
 	struct conv_result r;
+	struct stat st;
 
 	convert_into(bt, i, &r);
+	if (r.status == CONV_CONVERTED && lstat(bt->e[i].output, &st) == 0)
+		bt->written[i] = (struct file_id){ st.st_dev, st.st_ino };
 	bt->results[i] = r;
 }
 
@@ -903,13 +1020,16 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 		rc = 1;
 		goto out;
 	}
+	note_outputs(&bt);
 	batch_find_shared_outputs(bt.e, bt.n);
 	bt.results = mmap(NULL, (bt.n ? bt.n : 1) * sizeof *bt.results,
 			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (bt.results == MAP_FAILED) {
+	bt.written = mmap(NULL, (bt.n ? bt.n : 1) * sizeof *bt.written,
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (bt.results == MAP_FAILED || bt.written == MAP_FAILED) {
 		fprintf(stderr, "aout2elf: out of memory\n");
 		rc = 1;
-		goto out;
+		goto unmap;
 	}
 	for (size_t i = 0; i < bt.n; i++) {
 		bt.results[i].status = CONV_FAILED;
@@ -935,7 +1055,11 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 				"%zu failed, in %.1fs\n", bt.counts[CONV_CONVERTED],
 			bt.counts[CONV_UP_TO_DATE], bt.counts[CONV_SKIPPED],
 			bt.counts[CONV_FAILED], now() - bt.start);
-	munmap(bt.results, (bt.n ? bt.n : 1) * sizeof *bt.results);
+unmap:
+	if (bt.results != MAP_FAILED)
+		munmap(bt.results, (bt.n ? bt.n : 1) * sizeof *bt.results);
+	if (bt.written != MAP_FAILED)
+		munmap(bt.written, (bt.n ? bt.n : 1) * sizeof *bt.written);
 out:
 	for (size_t i = 0; i < bt.n; i++) {
 		free(bt.e[i].input);

@@ -7,6 +7,7 @@
 #define AOUT2ELF_BATCH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "convert.h"
 
@@ -35,6 +36,9 @@ struct batch_entry {
 	char *output;
 	size_t output_of; /* 1 + index of an earlier entry with this output, or 0 */
 	int named;        /* an INPUT operand itself (its link is followed), not found by -r */
+	int out_existed;  /* output named a file when the batch began: */
+	dev_t out_dev;    /* that file, so that two names of one file (a */
+	ino_t out_ino;    /* linked folder, a case-blind file system) are one output */
 	struct conv_result r;
 };
 
@@ -42,7 +46,8 @@ int batch_write_report(FILE *f, const struct batch_entry *e, size_t n);
 
 /*
  * Sets output_of for every entry whose output an earlier entry already
- * has (two INPUTs of the same name into one -O DIR); returns how many.
+ * has: the same name (two INPUTs of the same name into one -O DIR), or
+ * another name of the same existing file; returns how many.
  */
 size_t batch_find_shared_outputs(struct batch_entry *e, size_t n);
 

@@ -164,6 +164,20 @@ check "two INPUTs of one name: exit 1, the second fails, naming the first" sh -c
 check "two INPUTs of one name: the output is the first's" test "$("$tmp/twout/prog")" = "hello from a.out"
 run_capture "$tmp/tw2" "$AOUT2ELF" -O "$tmp/twout" "$tmp/twice/a/prog" "$tmp/twice/b/prog" "$tmp/twice/a/prog" "$tmp/twice/./a//prog"
 check "a rerun: the first is up-to-date, the second still fails, the repeats are skipped" sh -c "test \$(cat '$tmp/tw2.rc') = 1 && tail -1 '$tmp/tw2.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 2 skipped, 1 failed, '"
+# two names of one output file (here a folder linked into -O DIR; a file
+# system that ignores case does the same to "Prog" and "prog"): the file
+# written first stays, the other entry fails, at -j1 and -j2, and on a
+# rerun, when the file is already there, too
+for j in 1 2; do
+	mkdir -p "$tmp/lk$j/out/b"
+	ln -s b "$tmp/lk$j/out/a"
+	run_capture "$tmp/lk$j" "$AOUT2ELF" -q -j $j -r -O "$tmp/lk$j/out" "$tmp/twice"
+	check "-j$j, two names of one output: exit 1, one line, the file that stays is one entry's" sh -c "test \$(cat '$tmp/lk$j.rc') = 1 && test \$(wc -l < '$tmp/lk$j.err') = 1 && grep -q '^aout2elf: $tmp/twice/[ab]/prog: would overwrite $tmp/lk$j/out/[ab]/prog, just written for $tmp/twice/[ab]/prog under another name of the same file (a linked folder, or a file system that ignores case)$' '$tmp/lk$j.err'"
+done
+check "-j1, two names of one output: the file is the first entry's" test "$("$tmp/lk1/out/b/prog")" = "hello from a.out"
+run_capture "$tmp/lk1b" "$AOUT2ELF" -j 1 -r -O "$tmp/lk1/out" "$tmp/twice"
+check "... a rerun: the first is up-to-date, the other still fails" sh -c "test \$(cat '$tmp/lk1b.rc') = 1 && grep -qx 'aout2elf: $tmp/twice/b/prog: would overwrite $tmp/lk1/out/b/prog, which is also $tmp/lk1/out/a/prog, the output of $tmp/twice/a/prog (a linked folder, or a file system that ignores case)' '$tmp/lk1b.err' && tail -1 '$tmp/lk1b.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 0 skipped, 1 failed, '"
+check "... and the file is still the first entry's" test "$("$tmp/lk1/out/b/prog")" = "hello from a.out"
 # "--report prog1 prog2": the report must not replace the a.out prog1
 cp "$hello" "$tmp/twice/keep"
 run_capture "$tmp/rep" "$AOUT2ELF" -O "$tmp/repout" --report "$tmp/twice/keep" "$tmp/twice/b/prog"

@@ -250,6 +250,50 @@ static void test_shared_outputs(void)
 	CHECK_U(batch_find_shared_outputs(e, 0), 0);
 }
 
+/*
+ * Other names of one existing file (a linked folder, a case-blind file
+ * system) are one output too; names of no file yet, or of files on other
+ * devices, are not.
+ */
+static void test_shared_output_files(void)
+{
+	struct batch_entry e[8];
+	static const struct {
+		const char *in, *out;
+		int existed;
+		dev_t dev;
+		ino_t ino;
+	} io[8] = {
+		{ "a/p", "out/A", 1, 1, 10 }, { "b/p", "out/a", 1, 1, 10 },
+		{ "c/p", "out/B", 1, 1, 11 }, { "d/p", "out/x", 0, 0, 0 },
+		{ "e/p", "out/y", 0, 0, 0 },  { "f/p", "out/A", 1, 1, 10 },
+		{ "g/p", "out/C", 1, 2, 10 }, { "h/p", "out/b", 1, 1, 11 },
+	};
+
+	for (size_t i = 0; i < 8; i++) {
+		entry(&e[i], io[i].in, io[i].out, CONV_FAILED, "", -1, "", "");
+		e[i].out_existed = io[i].existed;
+		e[i].out_dev = io[i].dev;
+		e[i].out_ino = io[i].ino;
+	}
+	CHECK_U(batch_find_shared_outputs(e, 8), 3);
+	CHECK_U(e[0].output_of, 0);
+	CHECK_U(e[1].output_of, 1);
+	CHECK_U(e[2].output_of, 0);
+	CHECK_U(e[3].output_of, 0);
+	CHECK_U(e[4].output_of, 0);
+	CHECK_U(e[5].output_of, 1);
+	CHECK_U(e[6].output_of, 0);
+	CHECK_U(e[7].output_of, 3);
+	/* the first entry of a file is the one that keeps it, whatever the names */
+	e[0].out_ino = 12;
+	e[7].out_ino = 12;
+	CHECK_U(batch_find_shared_outputs(e, 8), 2);
+	CHECK_U(e[1].output_of, 0);
+	CHECK_U(e[5].output_of, 1);
+	CHECK_U(e[7].output_of, 1);
+}
+
 /* A file of these bytes in dir; its path, malloc'ed. */
 static char *file_of(const char *dir, const char *name, const char *bytes,
 		     size_t n)
@@ -313,6 +357,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_not_utf8_edges),
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
+		UNIT_TEST(test_shared_output_files),
 		UNIT_TEST(test_report_clobbers),
 		UNIT_END
 	};
