@@ -681,9 +681,8 @@ static void finished(struct batch *bt, size_t i)
 		progress(bt, 1);
 		if (r->status == CONV_FAILED) {
 			bt->failed++;
-			fprintf(stderr, "aout2elf: %s: %s\n",
-				r->reason_is_output ? e->output : e->input,
-				r->reason);
+			diag_print(r->reason_is_output ? e->output : e->input,
+				   r->reason);
 		}
 		if (r->warning[0])
 			fputs(r->warning, stderr); /* whole lines, prefixed */
@@ -996,7 +995,7 @@ static int write_report(const char *path, const struct batch *bt)
 		}
 	}
 	if (rc)
-		fprintf(stderr, "aout2elf: %s: %s\n", path, d.msg);
+		diag_print(path, d.msg);
 	free(text);
 	return rc;
 }
@@ -1011,7 +1010,7 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 	struct stat od;
 
 	if ((mkdir(b->outdir, 0777) < 0 && errno != EEXIST) || stat(b->outdir, &od) < 0) {
-		fprintf(stderr, "aout2elf: %s: %s\n", b->outdir, strerror(errno));
+		diag_print(b->outdir, strerror(errno));
 		return 1;
 	}
 	bt.outdir = (struct file_id){ od.st_dev, od.st_ino };

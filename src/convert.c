@@ -108,14 +108,15 @@ static void describe(const struct conv_job *j, struct conv_result *r)
 /*
  * One more line "aout2elf: warning: ...\n" in r->warning, printed as it
  * is: whole, or cut short with "...\n" where a long path fills the
- * buffer, never without its prefix or its newline.
+ * buffer, never without its prefix or its newline, and never with a
+ * newline of a file name's in it (diag_escape).
  */
 static void add_warning(struct conv_result *r, const char *fmt, ...)
 {
 	static const char prefix[] = "aout2elf: warning: ", cut[] = "...\n";
-	size_t cap = sizeof r->warning, used = strlen(r->warning);
+	size_t cap = sizeof r->warning, used = strlen(r->warning), len;
+	char line[sizeof r->warning];
 	va_list ap;
-	int n;
 
 	if (used + sizeof prefix + sizeof cut > cap)
 		return;
@@ -123,12 +124,17 @@ static void add_warning(struct conv_result *r, const char *fmt, ...)
 	used += sizeof prefix - 1;
 	va_start(ap, fmt);
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false alarm */
-	n = vsnprintf(r->warning + used, cap - used, fmt, ap);
+	if (vsnprintf(line, sizeof line, fmt, ap) < 0)
+		line[0] = 0;
 	va_end(ap);
-	if (n < 0)
-		r->warning[used] = 0;
-	else if ((size_t)n >= cap - used)
+	len = strlen(line);
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	/* the line and its newline, or as much as leaves room for "...\n" */
+	if (diag_escape(r->warning + used, cap - used - 1, line))
 		memcpy(r->warning + cap - sizeof cut, cut, sizeof cut);
+	else
+		strcat(r->warning + used, "\n");
 }
 
 static void warnings(const char *dst, const struct conv_job *j,

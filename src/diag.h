@@ -2,6 +2,8 @@
 #ifndef AOUT2ELF_DIAG_H
 #define AOUT2ELF_DIAG_H
 
+#include <stddef.h>
+
 struct diag {
 	char msg[256];
 };
@@ -10,5 +12,21 @@ struct diag {
 __attribute__((format(printf, 2, 3)))
 #endif
 int diag_set(struct diag *d, const char *fmt, ...);
+
+/*
+ * s into out (cap bytes, NUL-terminated), its control characters written
+ * as C escapes (\n, \t, \033), so that a file name holding a newline
+ * cannot end a diagnostic line early or forge the next one.  Returns 1 if
+ * s did not fit whole.
+ */
+int diag_escape(char *out, size_t cap, const char *s);
+
+/*
+ * "aout2elf: NAME: MSG" on stderr, one line in one write: NAME as the
+ * shell reads it back (as it is, or $'...' when it holds a control
+ * character), MSG escaped as by diag_escape.  Without NAME,
+ * "aout2elf: MSG".
+ */
+void diag_print(const char *name, const char *msg);
 
 #endif

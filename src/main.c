@@ -91,13 +91,12 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	char *abs = realpath(dir, NULL);
 
 	if (!abs) {
-		fprintf(stderr, "%s: %s: %s\n", progname, dir, strerror(errno));
+		diag_print(dir, strerror(errno));
 		return -1;
 	}
 	/* the converted program keeps the folders as one ':'-separated list */
 	if (strchr(abs, ':')) {
-		fprintf(stderr, "%s: %s: a -L folder cannot have ':' in its name\n",
-			progname, abs);
+		diag_print(abs, "a -L folder cannot have ':' in its name");
 		free(abs);
 		return -1;
 	}
@@ -140,7 +139,7 @@ static int info(const char *path, const struct conv_options *o)
 	if (conv_load(path, o, 1, &j, &d)) {
 		if (info_library(path) == 0)
 			return 0;
-		fprintf(stderr, "%s: %s: %s\n", progname, path, d.msg);
+		diag_print(path, d.msg);
 		return EXIT_FAIL;
 	}
 	info_print(stdout, path, &j.a, &j.p, &j.libs);
@@ -154,8 +153,7 @@ static int convert(const char *src, const char *dst,
 	struct conv_result r;
 
 	if (conv_file(src, dst, o, &r)) {
-		fprintf(stderr, "%s: %s: %s\n", progname,
-			r.reason_is_output ? dst : src, r.reason);
+		diag_print(r.reason_is_output ? dst : src, r.reason);
 		return EXIT_FAIL;
 	}
 	if (r.warning[0])
@@ -180,7 +178,7 @@ static int exec_in_memory(char **argv, const struct conv_options *o)
 		return EXIT_FAIL;
 	}
 	if (conv_to_fd(file, fd, o, &d)) {
-		fprintf(stderr, "%s: %s: %s\n", progname, file, d.msg);
+		diag_print(file, d.msg);
 		close(fd);
 		return EXIT_FAIL;
 	}
@@ -198,8 +196,8 @@ static int exec_in_memory(char **argv, const struct conv_options *o)
 	fexecve(fd, argv, environ);
 	if (per != -1)
 		personality((unsigned long)per);
-	fprintf(stderr, "%s: %s: cannot run it: %s\n", progname, file,
-		strerror(errno));
+	snprintf(d.msg, sizeof d.msg, "cannot run it: %s", strerror(errno));
+	diag_print(file, d.msg);
 	close(fd);
 	return 126;
 }
@@ -377,12 +375,12 @@ static int run(int argc, char **argv, struct conv_options *op)
 		struct stat rst;
 
 		if (b.report && stat(b.report, &rst) == 0 && S_ISDIR(rst.st_mode)) {
-			fprintf(stderr, "%s: %s: is a directory\n", progname, b.report);
+			diag_print(b.report, "is a directory");
 			return EXIT_USAGE;
 		}
 		if (b.report && batch_report_clobbers(b.report)) {
-			fprintf(stderr, "%s: %s: exists and is not a report; refusing "
-				"to overwrite it\n", progname, b.report);
+			diag_print(b.report, "exists and is not a report; refusing to "
+					     "overwrite it");
 			return EXIT_USAGE;
 		}
 		o.quiet = b.quiet;

@@ -53,6 +53,17 @@ check "a shared library given to --exec: exit 1, the same line" sh -c "test \$(c
 run_capture "$tmp/q" "$AOUT2ELF" "$hello" "$tmp/quiet.elf"
 check "a conversion is silent" sh -c "test \$(cat '$tmp/q.rc') = 0 && test ! -s '$tmp/q.out' && test ! -s '$tmp/q.err'"
 # -s: a damaged string table is no reason to refuse a program that ran
+# a name with a newline (or a tab) cannot split a diagnostic into two
+# lines or forge a second one: it is shown as bash's $'...' reads it back
+run_capture "$tmp/nl" "$AOUT2ELF" "$tmp/$(printf 'no\nsuch')" "$tmp/nl.elf"
+printf "aout2elf: \$'%s/no\\\\nsuch': No such file or directory\n" "$tmp" >"$tmp/nl.want"
+check "a missing INPUT named with a newline: exit 1, one line, the name as \$'...\\n...'" sh -c "test \$(cat '$tmp/nl.rc') = 1 && cmp -s '$tmp/nl.want' '$tmp/nl.err'"
+mkdir -p "$tmp/nlout"
+cp "$hello" "$tmp/$(printf "it's\ta")"
+printf 'keep me' >"$tmp/nlout/$(printf "it's\ta")"
+run_capture "$tmp/nlb" "$AOUT2ELF" -O "$tmp/nlout" "$tmp/$(printf "it's\ta")"
+printf "aout2elf: \$'%s/nlout/it\\\\'s\\\\ta': exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)\n" "$tmp" >"$tmp/nlb.want"
+check "-O, an output named with a tab and a quote in the way: one line, \$'...\\'...\\t...'" sh -c "test \$(cat '$tmp/nlb.rc') = 1 && head -1 '$tmp/nlb.err' | cmp -s '$tmp/nlb.want' -"
 head -c -1 "$hello" >"$tmp/cut.aout"
 run_capture "$tmp/cut" "$AOUT2ELF" "$tmp/cut.aout" "$tmp/cut.elf"
 check "a string table one byte short: exit 1, one line, no output" sh -c "test \$(cat '$tmp/cut.rc') = 1 && test \$(wc -l < '$tmp/cut.err') = 1 && grep -q '^aout2elf: $tmp/cut.aout: truncated: the string table claims' '$tmp/cut.err' && test ! -e '$tmp/cut.elf'"

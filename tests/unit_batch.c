@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -294,6 +295,64 @@ static void test_shared_output_files(void)
 	CHECK_U(e[7].output_of, 1);
 }
 
+/* Control characters become C escapes; a string that does not fit is cut. */
+static void test_diag_escape(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(diag_escape(out, sizeof out, "a\nb\tc\033d\177'\\e"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "a\\nb\\tc\\033d\\177'\\e");
+	CU_ASSERT_EQUAL(diag_escape(out, 4, "abcdef"), 1);
+	CU_ASSERT_STRING_EQUAL(out, "abc");
+	CU_ASSERT_EQUAL(diag_escape(out, 3, "\n"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "\\n");
+	CU_ASSERT_EQUAL(diag_escape(out, 2, "\n"), 1);
+	CU_ASSERT_EQUAL(strlen(out), 1);
+	CU_ASSERT_EQUAL(diag_escape(out, 0, "x"), 1);
+}
+
+/* What diag_print writes on stderr (fd 2), read back. */
+static char *printed(const char *name, const char *msg)
+{
+	static char buf[20000];
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	long n;
+
+	if (!f || saved < 0)
+		return NULL;
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	diag_print(name, msg);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = (long)fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* One line, whatever the name holds: as it is, or as bash's $'...'. */
+static void test_diag_print(void)
+{
+	static char longname[6000];
+	char *s = printed("dir/prog", "No such file");
+
+	CU_ASSERT_STRING_EQUAL(s ? s : "", "aout2elf: dir/prog: No such file\n");
+	s = printed("it's\n a\\b", "would overwrite x\ny");
+	CU_ASSERT_STRING_EQUAL(s ? s : "",
+			       "aout2elf: $'it\\'s\\n a\\\\b': would overwrite x\\ny\n");
+	s = printed(NULL, "out of memory");
+	CU_ASSERT_STRING_EQUAL(s ? s : "", "aout2elf: out of memory\n");
+	/* a name too long to escape whole: cut, still one line */
+	memset(longname, 1, sizeof longname - 1); /* \001: four bytes each */
+	s = printed(longname, "m");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(strchr(s, '\n'), s + strlen(s) - 1);
+	CU_ASSERT(strlen(s) > 4 * 4096);
+}
+
 /* A file of these bytes in dir; its path, malloc'ed. */
 static char *file_of(const char *dir, const char *name, const char *bytes,
 		     size_t n)
@@ -358,6 +417,8 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
 		UNIT_TEST(test_shared_output_files),
+		UNIT_TEST(test_diag_escape),
+		UNIT_TEST(test_diag_print),
 		UNIT_TEST(test_report_clobbers),
 		UNIT_END
 	};
