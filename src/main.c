@@ -342,6 +342,8 @@ static int run(int argc, char **argv, struct conv_options *op)
 	o.umask_bits = umask(0);
 	umask(o.umask_bits);
 
+	if (!b.outdir && (b.recursive || jobs_given || b.report))
+		return usage_error("-r, -j and --report go with -O DIR");
 	if (mode_exec) {
 		if (mode_info || b.outdir)
 			return usage_error("--exec goes with neither --info nor -O");
@@ -355,8 +357,6 @@ static int run(int argc, char **argv, struct conv_options *op)
 	int nargs = argc - optind;
 	char **args = argv + optind;
 
-	if (!b.outdir && (b.recursive || jobs_given || b.report))
-		return usage_error("-r, -j and --report go with -O DIR");
 	if (mode_info) {
 		int rc = 0;
 

@@ -34,7 +34,7 @@ else
 fi
 for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" \
 	"--report r x y" "--info -O d x" "-O d" "-O d --exec x" "--info --exec x" \
-	"x --exec y"; do
+	"x --exec y" "-j 2 --exec x" "--report r --exec x" "-r --exec x"; do
 	# shellcheck disable=SC2086
 	run_capture "$tmp/u" "$AOUT2ELF" $args
 	check "usage error '$args' exits 2 and points at --help" sh -c "test \$(cat '$tmp/u.rc') = 2 && grep -q -- '--help' '$tmp/u.err' && test ! -s '$tmp/u.out'"
