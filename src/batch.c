@@ -51,6 +51,8 @@ struct batch {
 	const struct conv_options *o;
 	struct conv_result *results; /* shared with the workers */
 	struct file_id *written;     /* shared: the file each entry converted into */
+	char *comment;               /* what conv_comment says of this run's outputs */
+	char *comment_read;          /* room for an output's, as long */
 	size_t done, failed, counts[4];
 	double start;
 	int progress;
@@ -387,6 +389,24 @@ static int is_converted(const char *path)
 	return yes;
 }
 
+/*
+ * 1 if path is a program aout2elf wrote with the options of this run: one
+ * converted otherwise (-s, --noexecstack, other -L folders, another
+ * version) is converted again, as its input would be if it were newer.
+ */
+static int converted_alike(const struct batch *bt, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	size_t cap = strlen(bt->comment) + 1;
+	int yes = fd >= 0 && elfw_is_converted(fd) &&
+		  elfw_read_comment(fd, bt->comment_read, cap) == 0 &&
+		  !strcmp(bt->comment_read, bt->comment);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 /* Files above this size are peeked at before being read (convert_into). */
 #define PEEK_FIRST_ABOVE ((off_t)256 * 1024)
 
@@ -581,7 +601,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (output_changed(bt, i, r))
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim) && is_converted(e->output)) {
+	    !newer(&in.st_mtim, &out.st_mtim) && converted_alike(bt, e->output)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))
@@ -1014,7 +1034,9 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 		return 1;
 	}
 	bt.outdir = (struct file_id){ od.st_dev, od.st_ino };
-	if (collect(&bt, inputs, ninputs) || note_inputs(&bt)) {
+	bt.comment = conv_comment(o);
+	bt.comment_read = bt.comment ? malloc(strlen(bt.comment) + 1) : NULL;
+	if (!bt.comment_read || collect(&bt, inputs, ninputs) || note_inputs(&bt)) {
 		fprintf(stderr, "aout2elf: out of memory\n");
 		rc = 1;
 		goto out;
@@ -1066,5 +1088,7 @@ out:
 	}
 	free(bt.e);
 	free(bt.inputs);
+	free(bt.comment);
+	free(bt.comment_read);
 	return rc;
 }

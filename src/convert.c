@@ -1,3 +1,5 @@
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +158,39 @@ static void warnings(const char *dst, const struct conv_job *j,
 				    j->libs.libs[i].name);
 }
 
+char *conv_comment(const struct conv_options *o)
+{
+	static const char head[] = "aout2elf " PACKAGE_VERSION;
+	const char *flag[] = {
+		o->plan.no_embed_libs ? "--no-embed-libs" : NULL,
+		o->plan.direct ? "--direct" : NULL,
+		o->plan.noexec ? "--noexecstack" : NULL,
+		o->strip ? "--strip" : NULL,
+		o->plan.norandom ? "--no-randomize" : NULL,
+	};
+	size_t len = sizeof head + 3; /* " (" and ")" */
+	char *c, *at;
+
+	for (size_t i = 0; i < o->nlibdirs; i++)
+		len += 4 + strlen(o->libdirs[i]);
+	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
+		len += flag[i] ? 1 + strlen(flag[i]) : 0;
+	c = malloc(len);
+	if (!c)
+		return NULL;
+	at = c + sprintf(c, "%s", head);
+	for (size_t i = 0; i < o->nlibdirs; i++)
+		at += sprintf(at, "%s-L %s", at == c + sizeof head - 1 ? " (" : " ",
+			      o->libdirs[i]);
+	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
+		if (flag[i])
+			at += sprintf(at, "%s%s", at == c + sizeof head - 1 ? " (" : " ",
+				      flag[i]);
+	if (at != c + sizeof head - 1)
+		strcpy(at, ")");
+	return c;
+}
+
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	       struct conv_result *r)
 {
@@ -172,15 +207,25 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		return -1;
 	}
 	describe(&j, r);
+	char *comment = conv_comment(o);
+
+	if (!comment) {
+		snprintf(r->reason, sizeof r->reason, "out of memory");
+		conv_job_free(&j);
+		return -1;
+	}
 	if (output_open(dst, &j.in.st, o->force, &out, &d) ||
-	    elfw_write(out.fd, &j.a, &j.p, stub_image, stub_image_size, &d) ||
+	    elfw_write_comment(out.fd, &j.a, &j.p, stub_image, stub_image_size,
+			       comment, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
 		r->reason_is_output = 1;
+		free(comment);
 		conv_job_free(&j);
 		return -1;
 	}
+	free(comment);
 	warnings(dst, &j, o, r);
 	r->status = CONV_CONVERTED;
 	conv_job_free(&j);
@@ -211,7 +256,12 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 
 	if (conv_load(src, o, o->plan.no_embed_libs, &j, d))
 		return -1;
-	rc = elfw_write(fd, &j.a, &j.p, stub_image, stub_image_size, d);
+	char *comment = conv_comment(o);
+
+	rc = comment ? elfw_write_comment(fd, &j.a, &j.p, stub_image,
+					  stub_image_size, comment, d) :
+		       diag_set(d, "out of memory");
+	free(comment);
 	conv_job_free(&j);
 	return rc;
 }

@@ -46,6 +46,14 @@ struct conv_result {
 	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
 };
 
+/*
+ * What the .comment of a converted file says (malloc'ed; NULL without
+ * memory): "aout2elf VERSION", and in parentheses the options that shaped
+ * its bytes, in a fixed order, e.g. "aout2elf 1.0 (-L /opt/lib --strip)".
+ * A batch rerun converts again what was converted otherwise.
+ */
+char *conv_comment(const struct conv_options *o);
+
 /* A parsed and planned input, with its libraries. */
 struct conv_job {
 	struct input in;

@@ -574,6 +574,45 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 	}
 }
 
+/*
+ * Read with libelf, as any ELF file: the output of another tool (or of an
+ * older aout2elf, without one) only has no comment of aout2elf's.
+ */
+int elfw_read_comment(int fd, char *buf, size_t cap)
+{
+	Elf *e;
+	Elf_Scn *s = NULL;
+	size_t shstrndx;
+	int rc = -1;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return -1;
+	if (elf_kind(e) == ELF_K_ELF && elf_getshdrstrndx(e, &shstrndx) == 0)
+		while (rc && (s = elf_nextscn(e, s)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *dd;
+
+			if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_PROGBITS)
+				continue;
+			name = elf_strptr(e, shstrndx, sh.sh_name);
+			if (!name || strcmp(name, ".comment"))
+				continue;
+			dd = elf_getdata(s, NULL);
+			if (dd && dd->d_buf && dd->d_size > 0 && dd->d_size <= cap &&
+			    ((const char *)dd->d_buf)[dd->d_size - 1] == 0) {
+				memcpy(buf, dd->d_buf, dd->d_size);
+				rc = 0;
+			}
+			break;
+		}
+	elf_end(e);
+	return rc;
+}
+
 int elfw_is_converted(int fd)
 {
 	unsigned char elf[4], stub[4];
@@ -791,6 +830,13 @@ static int libelf_write(Elf *e, struct diag *d)
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d)
 {
+	return elfw_write_comment(fd, a, p, stub, stub_size, NULL, d);
+}
+
+int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
+		       const unsigned char *stub, size_t stub_size,
+		       const char *comment, struct diag *d)
+{
 	struct elfw_layout l;
 	struct stub_plan sp;
 	struct symbols y = { 0 };
@@ -870,6 +916,12 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 		goto out;
 	if (add_symbol_sections(&w, a, &y)) {
 		section_failed(&w, d, "adding the symbol table");
+		goto out;
+	}
+	if (comment && !add_section(&w, ".comment", SHT_PROGBITS,
+				    SHF_MERGE | SHF_STRINGS, 0, 0, comment,
+				    strlen(comment) + 1, ELF_T_BYTE, 1, 1)) {
+		section_failed(&w, d, "adding .comment");
 		goto out;
 	}
 	unsigned shstrndx = add_section(&w, ".shstrtab", SHT_STRTAB, 0, 0, 0,

@@ -70,4 +70,15 @@ int elfw_write_pieces(int fd, struct elfw_piece *pc, size_t npc, uint64_t size,
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d);
 
+/*
+ * elfw_write, and a .comment section holding comment (aout2elf's version
+ * and the options that shaped the file, see conv_comment), if not NULL.
+ */
+int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
+		       const unsigned char *stub, size_t stub_size,
+		       const char *comment, struct diag *d);
+
+/* The .comment of the ELF file fd, into buf (cap bytes); 0, or -1 if none fits. */
+int elfw_read_comment(int fd, char *buf, size_t cap);
+
 #endif

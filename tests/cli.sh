@@ -162,6 +162,14 @@ run_capture "$tmp/b3" "$AOUT2ELF" -q -r -O "$tmp/out" --report "$tmp/r3.json" "$
 check "a newer input is converted again" test "$(grep -c '"status": "converted"' "$tmp/r3.json")" = 1
 run_capture "$tmp/b4" "$AOUT2ELF" -q -f -r -j 1 -O "$tmp/out" --report "$tmp/r4.json" "$tmp/arch"
 check "-f converts everything again" test "$(grep -c '"status": "converted"' "$tmp/r4.json")" = 3
+# a rerun with options that change the outputs converts again; -j, -q
+# and --report change nothing in them
+run_capture "$tmp/b6" "$AOUT2ELF" -q -s -r -j 2 -O "$tmp/out" --report "$tmp/r6.json" "$tmp/arch"
+check "a rerun with -s converts everything again, stripped" sh -c "test \$(grep -c '\"status\": \"converted\"' '$tmp/r6.json') = 3 && readelf -p .comment '$tmp/out/bin/hello' | grep -q 'aout2elf .* (--strip)' && ! readelf -S '$tmp/out/bin/hello' | grep -q symtab"
+run_capture "$tmp/b7" "$AOUT2ELF" -s -r -j 1 -O "$tmp/out" "$tmp/arch"
+check "... and once more with -s, at -j1: all up-to-date" sh -c "test \$(cat '$tmp/b7.rc') = 0 && tail -1 '$tmp/b7.err' | grep -q '^aout2elf: 0 converted, 3 up-to-date, '"
+run_capture "$tmp/b8" "$AOUT2ELF" -q -r -O "$tmp/out" --report "$tmp/r8.json" "$tmp/arch"
+check "... then without -s: converted again, with symbols" sh -c "test \$(grep -c '\"status\": \"converted\"' '$tmp/r8.json') = 3 && readelf -S '$tmp/out/bin/hello' | grep -q symtab"
 run_capture "$tmp/b5" "$AOUT2ELF" -O "$tmp/out5" "$tmp/arch"
 check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$tmp/b5.rc') = 1 && grep -q 'is a directory (use -r' '$tmp/b5.err'"
 # two INPUTs of one name into one -O DIR: the first is converted, the

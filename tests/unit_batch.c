@@ -1,8 +1,11 @@
 /*
  * src/batch.c: the JSON report of batch mode (batch_write_report), written
  * into memory with open_memstream and compared with the exact text; and
- * which entries would write an output another one writes.
+ * which entries would write an output another one writes; what the
+ * .comment of an output says (conv_comment); and diagnostics.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +298,30 @@ static void test_shared_output_files(void)
 	CHECK_U(e[7].output_of, 1);
 }
 
+/* The options that shape the bytes, in a fixed order; the others not at all. */
+static void test_conv_comment(void)
+{
+	struct conv_options o = { .force = 1, .quiet = 1, .umask_bits = 077 };
+	char *c = conv_comment(&o);
+
+	CU_ASSERT_STRING_EQUAL(c ? c : "", "aout2elf " PACKAGE_VERSION);
+	free(c);
+	o.strip = 1;
+	o.plan.noexec = o.plan.norandom = o.plan.direct = o.plan.no_embed_libs = 1;
+	o.libdirs[0] = "/opt/a out";
+	o.libdirs[1] = "/b";
+	o.nlibdirs = 2;
+	c = conv_comment(&o);
+	CU_ASSERT_STRING_EQUAL(c ? c : "", "aout2elf " PACKAGE_VERSION
+			       " (-L /opt/a out -L /b --no-embed-libs --direct "
+			       "--noexecstack --strip --no-randomize)");
+	free(c);
+	o = (struct conv_options){ .strip = 1 };
+	c = conv_comment(&o);
+	CU_ASSERT_STRING_EQUAL(c ? c : "", "aout2elf " PACKAGE_VERSION " (--strip)");
+	free(c);
+}
+
 /* Control characters become C escapes; a string that does not fit is cut. */
 static void test_diag_escape(void)
 {
@@ -417,6 +444,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
 		UNIT_TEST(test_shared_output_files),
+		UNIT_TEST(test_conv_comment),
 		UNIT_TEST(test_diag_escape),
 		UNIT_TEST(test_diag_print),
 		UNIT_TEST(test_report_clobbers),

@@ -2806,6 +2806,54 @@ static void test_convert_through_files(void)
 	outfix_free(&f);
 }
 
+/*
+ * The .comment a batch rerun compares: written whole, read back with
+ * libelf only into room for all of it; none without a comment.
+ */
+static void test_comment(void)
+{
+	static const char comment[] = "aout2elf 9.9 (-L /a b --strip)";
+	struct aoutgen_spec s;
+	struct aoutgen g;
+	struct aout a;
+	struct plan p;
+	struct diag d = { "" };
+	char buf[64];
+	FILE *with = tmpfile(), *without = tmpfile();
+
+	CU_ASSERT_FATAL(with && without);
+	aoutgen_default(&s, AOUT_ZMAGIC);
+	aoutgen_build(&s, &g);
+	CU_ASSERT_EQUAL_FATAL(aout_parse(g.buf, g.size, &a, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&a, NULL, &p, &d), 0);
+	CU_ASSERT_EQUAL(elfw_write_comment(fileno(with), &a, &p, stub_image,
+					   stub_image_size, comment, &d), 0);
+	CU_ASSERT_EQUAL(elfw_write(fileno(without), &a, &p, stub_image,
+				   stub_image_size, &d), 0);
+	CU_ASSERT_EQUAL(elfw_read_comment(fileno(with), buf, sizeof buf), 0);
+	CU_ASSERT_STRING_EQUAL(buf, comment);
+	CU_ASSERT_EQUAL(elfw_read_comment(fileno(with), buf, sizeof comment), 0);
+	CU_ASSERT_EQUAL(elfw_read_comment(fileno(with), buf, sizeof comment - 1), -1);
+	CU_ASSERT_EQUAL(elfw_read_comment(fileno(without), buf, sizeof buf), -1);
+	/* BFD, the independent reader, sees it too */
+	bfd *b = bfd_fdopenr("with", "elf32-i386", dup(fileno(with)));
+	asection *sec = b && bfd_check_format(b, bfd_object) ?
+				bfd_get_section_by_name(b, ".comment") : NULL;
+	CU_ASSERT(sec && bfd_section_size(sec) == sizeof comment);
+	if (b)
+		bfd_close(b);
+	/* an a.out, and no file at all */
+	fseek(without, 0, SEEK_SET);
+	CU_ASSERT_EQUAL(ftruncate(fileno(without), 0), 0);
+	CU_ASSERT_EQUAL(pwrite(fileno(without), g.buf, g.size, 0), (ssize_t)g.size);
+	CU_ASSERT_EQUAL(elfw_read_comment(fileno(without), buf, sizeof buf), -1);
+	CU_ASSERT_EQUAL(elfw_read_comment(-1, buf, sizeof buf), -1);
+	fclose(with);
+	fclose(without);
+	aout_free(&a);
+	aoutgen_free(&g);
+}
+
 /* elfw_write's last step: pieces in file order, zeros between, one write */
 static void test_write_pieces(void)
 {
@@ -2910,6 +2958,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_write_direct),
 		UNIT_TEST(test_write_errors),
 		UNIT_TEST(test_write_pieces),
+		UNIT_TEST(test_comment),
 		UNIT_END
 	};
 	static const struct unit_test out[] = {
