@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -369,22 +370,47 @@ static int commit_anonymous(struct output *o, int e, struct diag *d)
 	return 0;
 }
 
+/* The folder that holds path, open and flock'ed; -1 if it cannot be. */
+static int lock_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) :
+			    NULL;
+	int fd = slash && !dir ? -1 : open(dir ? dir : ".",
+					   O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	free(dir);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /*
  * Where the file system has no hard links (vfat, exFAT, many FUSE ones):
- * a rename that does not replace, else a look and then a rename (a file
- * made between the two would be replaced).  0, or an errno.
+ * a rename that does not replace, else a look and then a rename, with
+ * the folder locked so that another aout2elf (a batch's other worker,
+ * writing "prog" where "Prog" is the same file) cannot make the file in
+ * between; any other program still could.  0, or an errno.
  */
 static int rename_noreplace(const char *from, const char *to)
 {
 	struct stat st;
+	int lock, e;
 
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
 		return errno;
+	lock = lock_folder(to);
 	if (lstat(to, &st) == 0)
-		return EEXIST;
-	return rename(from, to) < 0 ? errno : 0;
+		e = EEXIST;
+	else
+		e = rename(from, to) < 0 ? errno : 0;
+	if (lock >= 0)
+		close(lock);
+	return e;
 }
 
 int output_commit(struct output *o, mode_t mode, struct diag *d)
