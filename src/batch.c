@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -214,6 +215,63 @@ static int note_inputs(struct batch *bt)
  * output that names no file yet is created only where nothing is by then
  * (another name of the file some entry just wrote: see output_changed).
  */
+/* The entries qsort's comparators look at (indices are sorted). */
+static const struct batch_entry *sort_entries;
+
+/* 1 unless path's folder can be read and lists no entry of path's name */
+static int listed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
+	DIR *d = opendir(slash ? dir : ".");
+	struct dirent *de;
+	int found = !d;
+
+	while (d && !found && (de = readdir(d)) != NULL)
+		found = !strcmp(de->d_name, slash ? slash + 1 : path);
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+static int by_output_nocase(const void *a, const void *b)
+{
+	return strcasecmp(sort_entries[*(const size_t *)a].output,
+			  sort_entries[*(const size_t *)b].output);
+}
+
+/*
+ * Outputs that differ in case only and exist: on a file system that
+ * ignores case they may be one file, and FUSE ones (exFAT) give each
+ * spelling its own inode number.  The folder's listing tells: it holds
+ * the name the file was created with, and no other spelling.
+ */
+static void note_unlisted(struct batch *bt)
+{
+	size_t *order = malloc((bt->n ? bt->n : 1) * sizeof *order);
+
+	if (!order) /* then only identities tell */
+		return;
+	for (size_t i = 0; i < bt->n; i++)
+		order[i] = i;
+	sort_entries = bt->e;
+	qsort(order, bt->n, sizeof *order, by_output_nocase);
+	for (size_t k = 0, end; k < bt->n; k = end) {
+		int spellings = 0;
+
+		for (end = k + 1; end < bt->n && !by_output_nocase(&order[k], &order[end]);
+		     end++)
+			spellings |= strcmp(bt->e[order[k]].output, bt->e[order[end]].output);
+		for (size_t m = k; spellings && m < end; m++) {
+			struct batch_entry *e = &bt->e[order[m]];
+
+			e->out_unlisted = e->out_existed && !listed(e->output);
+		}
+	}
+	free(order);
+}
+
 static void note_outputs(struct batch *bt)
 {
 	for (size_t i = 0; i < bt->n; i++) {
@@ -224,6 +282,7 @@ static void note_outputs(struct batch *bt)
 		e->out_dev = e->out_existed ? st.st_dev : 0;
 		e->out_ino = e->out_existed ? st.st_ino : 0;
 	}
+	note_unlisted(bt);
 }
 
 static int is_input(const struct batch *bt, const struct stat *st)
@@ -234,7 +293,6 @@ static int is_input(const struct batch *bt, const struct stat *st)
 }
 
 /* Step 1c: two entries must never write one output, one over the other. */
-static const struct batch_entry *sort_entries;
 
 static int by_output(const void *a, const void *b)
 {
@@ -313,6 +371,14 @@ size_t batch_find_shared_outputs(struct batch_entry *e, size_t n)
 			order[m++] = i;
 	shared += mark_runs(e, order, m, by_output_id, same_file_then);
 	free(order);
+	/* a case-blind file system whose inode numbers differ by name (FUSE) */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n && e[i].out_unlisted && !e[i].output_of; j++)
+			if (j != i && !e[j].out_unlisted &&
+			    !strcasecmp(e[i].output, e[j].output)) {
+				e[i].output_of = j + 1;
+				shared++;
+			}
 	return shared;
 }
 
@@ -489,8 +555,10 @@ static int output_changed(const struct batch *bt, size_t i, struct conv_result *
 	/* a worker notes what it wrote just after the rename: wait for it */
 	for (int tries = 0; tries < 50; tries++) {
 		for (size_t j = 0; j < bt->n; j++)
-			if (j != i && bt->written[j].ino == st.st_ino &&
-			    bt->written[j].dev == st.st_dev) {
+			if (j != i && bt->written[j].ino &&
+			    ((bt->written[j].ino == st.st_ino &&
+			      bt->written[j].dev == st.st_dev) ||
+			     !strcasecmp(bt->e[j].output, e->output))) {
 				snprintf(r->reason, sizeof r->reason,
 					 "would overwrite %s, just written for %s "
 					 "under another name of the same file (a "

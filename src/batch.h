@@ -39,6 +39,8 @@ struct batch_entry {
 	int out_existed;  /* output named a file when the batch began: */
 	dev_t out_dev;    /* that file, so that two names of one file (a */
 	ino_t out_ino;    /* linked folder, a case-blind file system) are one output */
+	int out_unlisted; /* output exists, but its folder lists no such name: it is
+			     another spelling of a name there (case-blind file system) */
 	struct conv_result r;
 };
 
@@ -47,7 +49,8 @@ int batch_write_report(FILE *f, const struct batch_entry *e, size_t n);
 /*
  * Sets output_of for every entry whose output an earlier entry already
  * has: the same name (two INPUTs of the same name into one -O DIR), or
- * another name of the same existing file; returns how many.
+ * another name of the same existing file; and for an unlisted output,
+ * the entry whose output differs from it in case only.  Returns how many.
  */
 size_t batch_find_shared_outputs(struct batch_entry *e, size_t n);
 

@@ -298,6 +298,34 @@ static void test_shared_output_files(void)
 	CHECK_U(e[7].output_of, 1);
 }
 
+/*
+ * A FUSE file system that ignores case gives each spelling its own inode
+ * number: an output its folder does not list is the listed spelling's.
+ */
+static void test_shared_output_spellings(void)
+{
+	struct batch_entry e[4];
+
+	entry(&e[0], "a/prog", "out/prog", CONV_FAILED, "", -1, "", "");
+	entry(&e[1], "b/Prog", "out/Prog", CONV_FAILED, "", -1, "", "");
+	entry(&e[2], "c/x", "out/x", CONV_FAILED, "", -1, "", "");
+	entry(&e[3], "d/PROG", "out/PROG", CONV_FAILED, "", -1, "", "");
+	for (size_t i = 0; i < 4; i++) {
+		e[i].out_existed = 1;
+		e[i].out_ino = 20 + i;
+	}
+	e[0].out_unlisted = 1; /* listed: "Prog" */
+	e[2].out_unlisted = 1; /* no other spelling here: stays */
+	CHECK_U(batch_find_shared_outputs(e, 4), 1);
+	CHECK_U(e[0].output_of, 2);
+	CHECK_U(e[1].output_of, 0);
+	CHECK_U(e[2].output_of, 0);
+	CHECK_U(e[3].output_of, 0);
+	e[3].out_unlisted = 1;
+	CHECK_U(batch_find_shared_outputs(e, 4), 2);
+	CHECK_U(e[3].output_of, 2);
+}
+
 /* The options that shape the bytes, in a fixed order; the others not at all. */
 static void test_conv_comment(void)
 {
@@ -444,6 +472,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_report_write_error),
 		UNIT_TEST(test_shared_outputs),
 		UNIT_TEST(test_shared_output_files),
+		UNIT_TEST(test_shared_output_spellings),
 		UNIT_TEST(test_conv_comment),
 		UNIT_TEST(test_diag_escape),
 		UNIT_TEST(test_diag_print),
