@@ -552,13 +552,16 @@ static int output_changed(const struct batch *bt, size_t i, struct conv_result *
 		return 0;
 	r->status = CONV_FAILED;
 	r->reason_is_output = 0;
+	/* another spelling of a listed name (FUSE: an inode number of its own) */
+	int spelling = !listed(e->output);
+
 	/* a worker notes what it wrote just after the rename: wait for it */
 	for (int tries = 0; tries < 50; tries++) {
 		for (size_t j = 0; j < bt->n; j++)
 			if (j != i && bt->written[j].ino &&
 			    ((bt->written[j].ino == st.st_ino &&
 			      bt->written[j].dev == st.st_dev) ||
-			     !strcasecmp(bt->e[j].output, e->output))) {
+			     (spelling && !strcasecmp(bt->e[j].output, e->output)))) {
 				snprintf(r->reason, sizeof r->reason,
 					 "would overwrite %s, just written for %s "
 					 "under another name of the same file (a "
