@@ -218,23 +218,6 @@ static int note_inputs(struct batch *bt)
 /* The entries qsort's comparators look at (indices are sorted). */
 static const struct batch_entry *sort_entries;
 
-/* 1 unless path's folder can be read and lists no entry of path's name */
-static int listed(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
-	DIR *d = opendir(slash ? dir : ".");
-	struct dirent *de;
-	int found = !d;
-
-	while (d && !found && (de = readdir(d)) != NULL)
-		found = !strcmp(de->d_name, slash ? slash + 1 : path);
-	if (d)
-		closedir(d);
-	free(dir);
-	return found;
-}
-
 static int by_output_nocase(const void *a, const void *b)
 {
 	return strcasecmp(sort_entries[*(const size_t *)a].output,
@@ -262,11 +245,11 @@ static void note_unlisted(struct batch *bt)
 
 		for (end = k + 1; end < bt->n && !by_output_nocase(&order[k], &order[end]);
 		     end++)
-			spellings |= strcmp(bt->e[order[k]].output, bt->e[order[end]].output);
+			spellings |= strcmp(bt->e[order[k]].output, bt->e[order[end]].output) != 0;
 		for (size_t m = k; spellings && m < end; m++) {
 			struct batch_entry *e = &bt->e[order[m]];
 
-			e->out_unlisted = e->out_existed && !listed(e->output);
+			e->out_unlisted = e->out_existed && !output_name_listed(e->output);
 		}
 	}
 	free(order);
@@ -553,7 +536,7 @@ static int output_changed(const struct batch *bt, size_t i, struct conv_result *
 	r->status = CONV_FAILED;
 	r->reason_is_output = 0;
 	/* another spelling of a listed name (FUSE: an inode number of its own) */
-	int spelling = !listed(e->output);
+	int spelling = !output_name_listed(e->output);
 
 	/* a worker notes what it wrote just after the rename: wait for it */
 	for (int tries = 0; tries < 50; tries++) {
@@ -1075,7 +1058,7 @@ static int write_report(const char *path, const struct batch *bt)
 		diag_set(&d, "exists and is not a report; refusing to overwrite it");
 	} else if (write_report_into(path, text, len, &d, &rc)) {
 		/* written, or rc and d say why not */
-	} else if (output_open(path, &no_input, 1, &out, &d) == 0) {
+	} else if (output_open(path, &no_input, NULL, 1, &out, &d) == 0) {
 		int e = write_all(out.fd, text, len);
 
 		if (e) {

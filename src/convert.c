@@ -136,7 +136,7 @@ static void add_warning(struct conv_result *r, const char *fmt, ...)
 	if (diag_escape(r->warning + used, cap - used - 1, line))
 		memcpy(r->warning + cap - sizeof cut, cut, sizeof cut);
 	else
-		strcat(r->warning + used, "\n");
+		memcpy(r->warning + used + strlen(r->warning + used), "\n", 2);
 }
 
 static void warnings(const char *dst, const struct conv_job *j,
@@ -187,7 +187,7 @@ char *conv_comment(const struct conv_options *o)
 			at += sprintf(at, "%s%s", at == c + sizeof head - 1 ? " (" : " ",
 				      flag[i]);
 	if (at != c + sizeof head - 1)
-		strcpy(at, ")");
+		memcpy(at, ")", 2);
 	return c;
 }
 
@@ -214,7 +214,7 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		conv_job_free(&j);
 		return -1;
 	}
-	if (output_open(dst, &j.in.st, o->force, &out, &d) ||
+	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
 	    elfw_write_comment(out.fd, &j.a, &j.p, stub_image, stub_image_size,
 			       comment, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {

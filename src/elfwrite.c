@@ -599,7 +599,7 @@ int elfw_read_comment(int fd, char *buf, size_t cap)
 			if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_PROGBITS)
 				continue;
 			name = elf_strptr(e, shstrndx, sh.sh_name);
-			if (!name || strcmp(name, ".comment"))
+			if (!name || strcmp(name, ".comment") != 0)
 				continue;
 			dd = elf_getdata(s, NULL);
 			if (dd && dd->d_buf && dd->d_size > 0 && dd->d_size <= cap &&
