@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -5,8 +6,10 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -68,6 +71,7 @@ int input_read_checked(const char *path, struct input *in,
 	int fd;
 
 	memset(in, 0, sizeof *in);
+	in->path = path;
 	/* O_NONBLOCK: a FIFO given as input must not hang the converter. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
@@ -243,8 +247,119 @@ static int open_anonymous(const char *path)
 #endif
 }
 
-int output_open(const char *path, const struct stat *input, int force,
-		struct output *o, struct diag *d)
+int output_name_listed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
+	DIR *d = slash && !dir ? NULL : opendir(dir ? dir : ".");
+	struct dirent *de;
+	int found = !d;
+
+	while (d && !found && (de = readdir(d)) != NULL)
+		found = !strcmp(de->d_name, slash ? slash + 1 : path);
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/*
+ * The name in folder fd that name is a spelling of: name itself if the
+ * folder lists it, else the listed one equal to it but for case; NULL
+ * (and errno) if there is none or the folder cannot be read.  fd is
+ * taken over (closed).
+ */
+static char *listed_as(int fd, const char *name)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	char *found = NULL;
+
+	if (!d) {
+		close(fd);
+		return NULL;
+	}
+	while (!found && (de = readdir(d)) != NULL)
+		if (!strcmp(de->d_name, name))
+			found = strdup(name);
+	rewinddir(d);
+	while (!found && (de = readdir(d)) != NULL)
+		if (!strcasecmp(de->d_name, name))
+			found = strdup(de->d_name);
+	closedir(d);
+	return found;
+}
+
+/*
+ * path as the file system lists it: links and ".." resolved (realpath),
+ * then every name spelt as its folder lists it; malloc'ed, or NULL.
+ */
+static char *listed_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *file = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL;
+	size_t cap = real ? strlen(real) + strlen(file) + 2 : 0, len = 1;
+	char *out = real ? malloc(cap) : NULL, *save = NULL;
+	int ok = out != NULL;
+
+	free(dir);
+	if (ok)
+		memcpy(out, "/", 2);
+	/* the names of the folder's real path, then the file's own */
+	for (char *name = ok ? strtok_r(real, "/", &save) : NULL; ok;
+	     name = name ? strtok_r(NULL, "/", &save) : NULL) {
+		const char *want = name ? name : file;
+		int fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		char *as = fd >= 0 ? listed_as(fd, want) : NULL;
+
+		/* ASCII case: the listed name is as long as the one asked for */
+		ok = as && strlen(as) == strlen(want);
+		if (ok)
+			len += (size_t)snprintf(out + len, cap - len, "%s%s", as,
+						name ? "/" : "");
+		free(as);
+		if (!name)
+			break;
+	}
+	free(real);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * "prog" and "PROG" on a file system that ignores case: one file, which
+ * a FUSE one (exFAT) gives an inode number for each spelling of a name,
+ * its folders' included.  There the two paths, spelt as the folders list
+ * them, are told apart instead.
+ */
+#define FUSE_SUPER_MAGIC 0x65735546
+
+static int other_spelling(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	struct statfs fs;
+	char *la, *lb;
+	int same;
+
+	if (strcasecmp(sa ? sa + 1 : a, sb ? sb + 1 : b) != 0 || statfs(a, &fs) != 0 ||
+	    fs.f_type != FUSE_SUPER_MAGIC)
+		return 0;
+	la = listed_path(a);
+	lb = la ? listed_path(b) : NULL;
+	same = lb && !strcmp(la, lb);
+	free(la);
+	free(lb);
+	return same;
+}
+
+int output_open(const char *path, const struct stat *input,
+		const char *input_path, int force, struct output *o,
+		struct diag *d)
 {
 	struct stat st;
 	int exists;
@@ -258,7 +373,8 @@ int output_open(const char *path, const struct stat *input, int force,
 		/* through a symbolic link too: stat what it points to */
 		if (S_ISLNK(st.st_mode) && stat(path, &target) != 0)
 			target.st_ino = 0;
-		if (target.st_dev == input->st_dev && target.st_ino == input->st_ino)
+		if ((target.st_dev == input->st_dev && target.st_ino == input->st_ino) ||
+		    (input_path && other_spelling(path, input_path)))
 			return diag_set(d, "is the input file; refusing to overwrite it");
 		if (S_ISDIR(target.st_mode) && !S_ISLNK(st.st_mode))
 			return diag_set(d, "is a directory");

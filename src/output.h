@@ -18,6 +18,7 @@ struct input {
 	size_t size;
 	struct stat st;
 	size_t map_len; /* buf is mapped (munmap), not malloc'd, when > 0 */
+	const char *path; /* as given to input_read (not a copy) */
 };
 
 /*
@@ -44,9 +45,14 @@ struct output {
 	int force;
 };
 
-/* Refuses an OUTPUT that is the input (same inode, through any link). */
-int output_open(const char *path, const struct stat *input, int force,
-		struct output *o, struct diag *d);
+/*
+ * Refuses an OUTPUT that is the input: the same inode, through any link,
+ * or (input_path, if not NULL) another spelling of its name in its folder
+ * on a file system that ignores case.
+ */
+int output_open(const char *path, const struct stat *input,
+		const char *input_path, int force, struct output *o,
+		struct diag *d);
 int output_commit(struct output *o, mode_t mode, struct diag *d);
 void output_abort(struct output *o);
 
@@ -55,6 +61,13 @@ void output_abort(struct output *o);
  * a signal handler, so that an interrupted conversion leaves nothing.
  */
 void output_remove_temp_on_signal(void);
+
+/*
+ * 0 if path's folder can be read and lists no entry of path's very name:
+ * path names a file only as another spelling of a listed name, on a file
+ * system that ignores case; 1 otherwise.
+ */
+int output_name_listed(const char *path);
 
 /* The input's permissions, with x wherever r, never set-id, under umask. */
 mode_t output_mode(mode_t input_mode, mode_t umask_bits);

@@ -2,7 +2,8 @@
 # Batch mode into a file system that ignores case: "Prog" and "prog" are
 # one file there.  The first conversion must stay and the other input
 # fail, naming it, at -j1 and -j2 and on a rerun (when both names already
-# exist).  The file system is exFAT through FUSE (exfat-fuse), which also
+# exist); and one conversion must never take "PROG" for a file other
+# than its input "prog".  The file system is exFAT through FUSE (exfat-fuse), which also
 # gives each spelling of a name its own inode number, so that only the
 # folder's listing tells that two names are one file.
 #
@@ -17,6 +18,7 @@
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aout2elf-casefold.XXXXXX") || exit 1
 mnt=$tmp/mnt
 loop=
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	if mountpoint -q "$mnt" 2>/dev/null; then
 		umount "$mnt" 2>/dev/null || fusermount3 -u "$mnt" 2>/dev/null
@@ -45,7 +47,8 @@ else
 	if ! mkfs.exfat "$tmp/exfat.img" >/dev/null 2>&1; then
 		why="mkfs.exfat failed"
 	elif ! loop=$(losetup -f --show "$tmp/exfat.img" 2>/dev/null); then
-		loop= why="no loop device"
+		loop=''
+		why="no loop device"
 	elif ! mount.exfat-fuse "$loop" "$mnt" >/dev/null 2>&1; then
 		why="mount.exfat-fuse failed"
 	elif ! touch "$mnt/Case" || [ ! -e "$mnt/case" ]; then
@@ -87,4 +90,20 @@ check "-j1: the first input in name order is the one converted" cmp -s "$tmp/Pro
 run_capture "$tmp/re" "$AOUT2ELF" -j 2 -r -O "$mnt/out1" "$tmp/in"
 check "a rerun: Prog up-to-date, prog still fails, naming it" sh -c "test \$(cat '$tmp/re.rc') = 1 && grep -qx 'aout2elf: $tmp/in/prog: would overwrite $mnt/out1/prog, which is also $mnt/out1/Prog, the output of $tmp/in/Prog (a linked folder, or a file system that ignores case)' '$tmp/re.err' && tail -1 '$tmp/re.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 0 skipped, 1 failed, '"
 check "... and the file is still Prog's" cmp -s "$tmp/Prog.elf" "$mnt/out1/Prog"
+# one conversion whose OUTPUT is its INPUT spelt otherwise: refused, -f
+# or not, whichever spelling the file was made with
+cp "$first" "$mnt/prog"
+for spellings in "prog PROG" "PROG prog" "Prog PROG"; do
+	# shellcheck disable=SC2086 # the two words are the two names
+	set -- $spellings
+	run_capture "$tmp/sp" "$AOUT2ELF" -f "$mnt/$1" "$mnt/$2"
+	check "aout2elf -f $1 $2, one file: exit 1, one line, the input intact" sh -c "test \$(cat '$tmp/sp.rc') = 1 && test \"\$(cat '$tmp/sp.err')\" = 'aout2elf: $mnt/$2: is the input file; refusing to overwrite it' && cmp -s '$first' '$mnt/prog' && test \"\$(ls '$mnt' | grep -ci '^prog\$')\" = 1"
+done
+# -O naming the input folder spelt otherwise: its files are the inputs
+mkdir -p "$mnt/arch/sub"
+cp "$first" "$mnt/arch/sub/prog"
+run_capture "$tmp/fo" "$AOUT2ELF" -r -O "$mnt/ARCH" "$mnt/arch"
+check "-r -O ARCH arch, one folder: exit 1, the input refused as output, intact" sh -c "test \$(cat '$tmp/fo.rc') = 1 && grep -qx 'aout2elf: $mnt/ARCH/sub/prog: is the input file; refusing to overwrite it' '$tmp/fo.err' && cmp -s '$first' '$mnt/arch/sub/prog'"
+run_capture "$tmp/fo2" "$AOUT2ELF" -f "$mnt/arch/sub/prog" "$mnt/Arch/../ARCH/SUB/Prog"
+check "aout2elf -f arch/sub/prog Arch/../ARCH/SUB/Prog: refused, intact" sh -c "test \$(cat '$tmp/fo2.rc') = 1 && cmp -s '$first' '$mnt/arch/sub/prog'"
 finish

@@ -2480,7 +2480,7 @@ static void expect_open_fail(const char *path, const struct stat *st,
 	struct output o;
 	struct diag d = { "" };
 
-	unit_check_u64((uint64_t)(int64_t)output_open(path, st, force, &o, &d),
+	unit_check_u64((uint64_t)(int64_t)output_open(path, st, NULL, force, &o, &d),
 		       (uint64_t)(int64_t)-1, "output_open refuses", line,
 		       __FILE__, "expect_open_fail");
 	unit_check_str(d.msg, want, "diag message", line, __FILE__,
@@ -2544,7 +2544,7 @@ static void test_output_open_existing(void)
 	EXPECT_OPEN_FAIL(sub, &f.st, 1, "is a directory");
 
 	/* with -f an existing file is accepted (and kept until commit) */
-	CU_ASSERT_EQUAL(output_open(f.out, &f.st, 1, &o, &d), 0);
+	CU_ASSERT_EQUAL(output_open(f.out, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT(o.fd >= 0);
 	CU_ASSERT(file_is(f.out, "old"));
 	output_abort(&o);
@@ -2570,7 +2570,7 @@ static void test_output_temp_beside(void)
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
 	/* a new OUTPUT: a file without a name (O_TMPFILE), where there are such */
-	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 0, &o, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 0, &o, &d), 0);
 	CU_ASSERT(o.fd >= 0);
 	CHECK_STR(o.path, f.out);
 	if (!o.tmp) {
@@ -2585,7 +2585,7 @@ static void test_output_temp_beside(void)
 
 	/* one to replace: a temporary file beside it, with a name */
 	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0644), 0);
-	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 1, &o, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT_PTR_NOT_NULL(o.tmp);
 	if (o.tmp) {
 		char prefix[4200];
@@ -2605,7 +2605,7 @@ static void test_output_temp_beside(void)
 	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	CU_ASSERT_FATAL(cwd >= 0);
 	if (chdir(f.dir) == 0) {
-		CU_ASSERT_EQUAL(output_open("plain", &f.st, 0, &o, &d), 0);
+		CU_ASSERT_EQUAL(output_open("plain", &f.st, NULL, 0, &o, &d), 0);
 		if (o.tmp)
 			CU_ASSERT(strncmp(o.tmp, ".plain.aout2elf-", 16) == 0);
 		CU_ASSERT(o.fd >= 0 && write(o.fd, "x", 1) == 1);
@@ -2628,7 +2628,7 @@ static void test_output_abort_leaves_nothing(void)
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
 	for (int force = 0; force < 2; force++) {
-		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, force, &o, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, force, &o, &d), 0);
 		/* input, and the temporary file unless it has no name */
 		CHECK_U(unit_count_entries(f.dir), o.tmp ? 2 : 1);
 		CU_ASSERT(write(o.fd, "partial", 7) == 7);
@@ -2652,7 +2652,7 @@ static void test_output_commit(void)
 	mode_t old = umask(077); /* fchmod is not subject to the umask */
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
-	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 0, &o, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 0, &o, &d), 0);
 	CU_ASSERT(write(o.fd, "converted", 9) == 9);
 	CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), 0);
 	CU_ASSERT_PTR_NULL(o.tmp);
@@ -2683,7 +2683,7 @@ static void test_output_commit_race(void)
 		struct diag d = { "" };
 
 		CU_ASSERT_FATAL(outfix_init(&f) == 0);
-		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, force, &o, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, force, &o, &d), 0);
 		CU_ASSERT(write(o.fd, "new", 3) == 3);
 		CU_ASSERT_EQUAL(write_file(f.out, "someone else's", 14, 0600), 0);
 		if (force) {
@@ -2712,7 +2712,7 @@ static void test_output_commit_force(void)
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
 	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0600), 0);
 	CU_ASSERT_EQUAL(stat(f.out, &before), 0);
-	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, 1, &o, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT(write(o.fd, "new", 3) == 3);
 	CU_ASSERT(file_is(f.out, "old")); /* untouched until the commit */
 	CU_ASSERT_EQUAL(output_commit(&o, 0750, &d), 0);
@@ -2728,7 +2728,7 @@ static void test_output_commit_force(void)
 	struct stat lst;
 	CU_ASSERT_EQUAL(write_file(target, "target", 6, 0644), 0);
 	CU_ASSERT_EQUAL(symlink("target", link_), 0);
-	CU_ASSERT_EQUAL_FATAL(output_open(link_, &f.st, 1, &o, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(output_open(link_, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT(write(o.fd, "via link", 8) == 8);
 	CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), 0);
 	CU_ASSERT_EQUAL(lstat(link_, &lst), 0);
@@ -2738,6 +2738,42 @@ static void test_output_commit_force(void)
 	CHECK_U(unit_count_entries(f.dir), 4);
 	free(target);
 	free(link_);
+	outfix_free(&f);
+}
+
+/*
+ * The spelling check, where case counts (here): "INPUT" beside "input"
+ * is another file, which -f replaces; a folder's listing answers for
+ * names in it, and a folder that cannot be read answers "listed".
+ */
+static void test_output_spelling(void)
+{
+	struct outfix f;
+	struct output o;
+	struct diag d = { "" };
+
+	CU_ASSERT_FATAL(outfix_init(&f) == 0);
+	char *upper = unit_path(f.dir, "INPUT");
+
+	CHECK_U(output_name_listed(f.in), 1);
+	CHECK_U(output_name_listed(upper), 0);
+	CHECK_U(output_name_listed("/no/such/folder/x"), 1);
+	CU_ASSERT_EQUAL(write_file(upper, "another file", 12, 0644), 0);
+	CHECK_U(output_name_listed(upper), 1);
+	CU_ASSERT_EQUAL_FATAL(output_open(upper, &f.st, f.in, 1, &o, &d), 0);
+	output_abort(&o);
+	/* the same spelling is the inode's to tell: the input itself */
+	expect_open_fail(f.in, &f.st, 1, "is the input file; refusing to overwrite it",
+			 __LINE__);
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+
+	CU_ASSERT_EQUAL(chdir(f.dir), 0);
+	CHECK_U(output_name_listed("input"), 1);
+	CHECK_U(output_name_listed("Input"), 0);
+	CU_ASSERT_EQUAL(fchdir(here), 0);
+	close(here);
+	CHECK_U(unit_count_entries(f.dir), 2);
+	free(upper);
 	outfix_free(&f);
 }
 
@@ -2762,7 +2798,7 @@ static void test_convert_through_files(void)
 	CU_ASSERT_EQUAL_FATAL(input_read(f.in, &in, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(aout_parse(in.buf, in.size, &a, &d), 0);
 	CU_ASSERT_EQUAL(plan_build(&a, NULL, &p, &d), 0);
-	CU_ASSERT_EQUAL(output_open(f.out, &in.st, 0, &o, &d), 0);
+	CU_ASSERT_EQUAL(output_open(f.out, &in.st, NULL, 0, &o, &d), 0);
 	CU_ASSERT_EQUAL(elfw_write(o.fd, &a, &p, stub_image, stub_image_size, &d), 0);
 	CU_ASSERT_EQUAL(output_commit(&o, output_mode(in.st.st_mode, 022), &d), 0);
 	CU_ASSERT_EQUAL(stat(f.out, &st), 0);
@@ -2957,6 +2993,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_write_libs_not_embedded),
 		UNIT_TEST(test_write_direct),
 		UNIT_TEST(test_write_errors),
+		UNIT_TEST(test_output_spelling),
 		UNIT_TEST(test_write_pieces),
 		UNIT_TEST(test_comment),
 		UNIT_END
