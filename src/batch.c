@@ -53,7 +53,6 @@ struct batch {
 	struct conv_result *results; /* shared with the workers */
 	struct file_id *written;     /* shared: the file each entry converted into */
 	char *comment;               /* what conv_comment says of this run's outputs */
-	char *comment_read;          /* room for an output's, as long */
 	size_t done, failed, counts[4];
 	double start;
 	int progress;
@@ -442,15 +441,27 @@ static int is_converted(const char *path)
  * 1 if path is a program aout2elf wrote with the options of this run: one
  * converted otherwise (-s, --noexecstack, other -L folders, another
  * version) is converted again, as its input would be if it were newer.
+ * So is one that carries a library that has changed since (by date, as
+ * make judges) or is no longer where it was found.
  */
-static int converted_alike(const struct batch *bt, const char *path)
+static int converted_alike(const struct batch *bt, const char *path,
+			   const struct timespec *made)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	size_t cap = strlen(bt->comment) + 1;
-	int yes = fd >= 0 && elfw_is_converted(fd) &&
-		  elfw_read_comment(fd, bt->comment_read, cap) == 0 &&
-		  !strcmp(bt->comment_read, bt->comment);
+	size_t size = 0;
+	char *c = fd >= 0 && elfw_is_converted(fd) ? elfw_read_comment(fd, &size) :
+						       NULL;
+	int yes = c && !strcmp(c, bt->comment);
 
+	for (size_t at = c ? strlen(c) + 1 : 0; yes && at < size;
+	     at += strlen(c + at) + 1) {
+		struct stat lib;
+
+		if (!strncmp(c + at, CONV_EMBEDS, strlen(CONV_EMBEDS)))
+			yes = stat(c + at + strlen(CONV_EMBEDS), &lib) == 0 &&
+			      !newer(&lib.st_mtim, made);
+	}
+	free(c);
 	if (fd >= 0)
 		close(fd);
 	return yes;
@@ -655,7 +666,8 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (output_changed(bt, i, r))
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim) && converted_alike(bt, e->output)) {
+	    !newer(&in.st_mtim, &out.st_mtim) &&
+	    converted_alike(bt, e->output, &out.st_mtim)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))
@@ -1089,8 +1101,7 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 	}
 	bt.outdir = (struct file_id){ od.st_dev, od.st_ino };
 	bt.comment = conv_comment(o);
-	bt.comment_read = bt.comment ? malloc(strlen(bt.comment) + 1) : NULL;
-	if (!bt.comment_read || collect(&bt, inputs, ninputs) || note_inputs(&bt)) {
+	if (!bt.comment || collect(&bt, inputs, ninputs) || note_inputs(&bt)) {
 		fprintf(stderr, "aout2elf: out of memory\n");
 		rc = 1;
 		goto out;
@@ -1143,6 +1154,5 @@ out:
 	free(bt.e);
 	free(bt.inputs);
 	free(bt.comment);
-	free(bt.comment_read);
 	return rc;
 }

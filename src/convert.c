@@ -191,6 +191,28 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
+char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
+			size_t *size)
+{
+	char *head = conv_comment(o), *c;
+	size_t len = head ? strlen(head) + 1 : 0;
+
+	for (size_t i = 0; head && i < j->p.nlibs; i++)
+		if (j->p.libs[i].embedded)
+			len += sizeof CONV_EMBEDS + strlen(j->libs.libs[i].path);
+	c = head ? realloc(head, len) : NULL;
+	if (!c) {
+		free(head);
+		return NULL;
+	}
+	*size = strlen(c) + 1;
+	for (size_t i = 0; i < j->p.nlibs; i++)
+		if (j->p.libs[i].embedded)
+			*size += (size_t)sprintf(c + *size, CONV_EMBEDS "%s",
+						 j->libs.libs[i].path) + 1;
+	return c;
+}
+
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	       struct conv_result *r)
 {
@@ -207,7 +229,8 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		return -1;
 	}
 	describe(&j, r);
-	char *comment = conv_comment(o);
+	size_t comment_size;
+	char *comment = conv_file_comment(o, &j, &comment_size);
 
 	if (!comment) {
 		snprintf(r->reason, sizeof r->reason, "out of memory");
@@ -216,7 +239,7 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	}
 	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
 	    elfw_write_comment(out.fd, &j.a, &j.p, stub_image, stub_image_size,
-			       comment, &d) ||
+			       comment, comment_size, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
@@ -256,10 +279,12 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 
 	if (conv_load(src, o, o->plan.no_embed_libs, &j, d))
 		return -1;
-	char *comment = conv_comment(o);
+	size_t comment_size;
+	char *comment = conv_file_comment(o, &j, &comment_size);
 
 	rc = comment ? elfw_write_comment(fd, &j.a, &j.p, stub_image,
-					  stub_image_size, comment, d) :
+					  stub_image_size, comment, comment_size,
+					  d) :
 		       diag_set(d, "out of memory");
 	free(comment);
 	conv_job_free(&j);

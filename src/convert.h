@@ -62,6 +62,17 @@ struct conv_job {
 	struct libset libs;
 };
 
+/*
+ * The whole .comment of j's output (malloc'ed, *size bytes; NULL without
+ * memory): conv_comment's string, then one string per library the output
+ * carries, "embeds PATH", PATH as it was found.  Like a make rule, a batch
+ * rerun converts again an output older than one of them, or whose PATH is
+ * gone.
+ */
+char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
+			size_t *size);
+#define CONV_EMBEDS "embeds "
+
 int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d);
 /* The same for j->in, already read; frees j on failure. */

@@ -578,20 +578,20 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
  * Read with libelf, as any ELF file: the output of another tool (or of an
  * older aout2elf, without one) only has no comment of aout2elf's.
  */
-int elfw_read_comment(int fd, char *buf, size_t cap)
+char *elfw_read_comment(int fd, size_t *size)
 {
 	Elf *e;
 	Elf_Scn *s = NULL;
 	size_t shstrndx;
-	int rc = -1;
+	char *copy = NULL;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -1;
+		return NULL;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e)
-		return -1;
+		return NULL;
 	if (elf_kind(e) == ELF_K_ELF && elf_getshdrstrndx(e, &shstrndx) == 0)
-		while (rc && (s = elf_nextscn(e, s)) != NULL) {
+		while ((s = elf_nextscn(e, s)) != NULL) {
 			GElf_Shdr sh;
 			const char *name;
 			Elf_Data *dd;
@@ -602,15 +602,16 @@ int elfw_read_comment(int fd, char *buf, size_t cap)
 			if (!name || strcmp(name, ".comment") != 0)
 				continue;
 			dd = elf_getdata(s, NULL);
-			if (dd && dd->d_buf && dd->d_size > 0 && dd->d_size <= cap &&
-			    ((const char *)dd->d_buf)[dd->d_size - 1] == 0) {
-				memcpy(buf, dd->d_buf, dd->d_size);
-				rc = 0;
+			if (dd && dd->d_buf && dd->d_size > 0 &&
+			    ((const char *)dd->d_buf)[dd->d_size - 1] == 0 &&
+			    (copy = malloc(dd->d_size)) != NULL) {
+				memcpy(copy, dd->d_buf, dd->d_size);
+				*size = dd->d_size;
 			}
 			break;
 		}
 	elf_end(e);
-	return rc;
+	return copy;
 }
 
 int elfw_is_converted(int fd)
@@ -830,12 +831,12 @@ static int libelf_write(Elf *e, struct diag *d)
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d)
 {
-	return elfw_write_comment(fd, a, p, stub, stub_size, NULL, d);
+	return elfw_write_comment(fd, a, p, stub, stub_size, NULL, 0, d);
 }
 
 int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
 		       const unsigned char *stub, size_t stub_size,
-		       const char *comment, struct diag *d)
+		       const char *comment, size_t comment_size, struct diag *d)
 {
 	struct elfw_layout l;
 	struct stub_plan sp;
@@ -920,7 +921,7 @@ int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
 	}
 	if (comment && !add_section(&w, ".comment", SHT_PROGBITS,
 				    SHF_MERGE | SHF_STRINGS, 0, 0, comment,
-				    strlen(comment) + 1, ELF_T_BYTE, 1, 1)) {
+				    comment_size, ELF_T_BYTE, 1, 1)) {
 		section_failed(&w, d, "adding .comment");
 		goto out;
 	}

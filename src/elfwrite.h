@@ -71,14 +71,18 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d);
 
 /*
- * elfw_write, and a .comment section holding comment (aout2elf's version
- * and the options that shaped the file, see conv_comment), if not NULL.
+ * elfw_write, and a .comment section of comment_size bytes, if comment is
+ * not NULL: NUL-terminated strings (aout2elf's version and the options
+ * that shaped the file, then the libraries it carries: conv_file_comment).
  */
 int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
 		       const unsigned char *stub, size_t stub_size,
-		       const char *comment, struct diag *d);
+		       const char *comment, size_t comment_size, struct diag *d);
 
-/* The .comment of the ELF file fd, into buf (cap bytes); 0, or -1 if none fits. */
-int elfw_read_comment(int fd, char *buf, size_t cap);
+/*
+ * The .comment of the ELF file fd (malloc'ed, ending in NUL) and its size;
+ * NULL if it has none, or no memory.
+ */
+char *elfw_read_comment(int fd, size_t *size);
 
 #endif

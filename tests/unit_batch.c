@@ -350,6 +350,32 @@ static void test_conv_comment(void)
 	free(c);
 }
 
+/* The options' string, then one string per library carried, in order. */
+static void test_conv_file_comment(void)
+{
+	static const char want[] = "aout2elf " PACKAGE_VERSION " (--strip)\0"
+				   "embeds lib dir/libc.so.4\0embeds /usr/lib/libm.so.4";
+	struct conv_options o = { .strip = 1 };
+	struct conv_job j;
+	size_t size = 0;
+	char *c;
+
+	memset(&j, 0, sizeof j);
+	c = conv_file_comment(&o, &j, &size);
+	CU_ASSERT_STRING_EQUAL(c ? c : "", "aout2elf " PACKAGE_VERSION " (--strip)");
+	CU_ASSERT_EQUAL(size, strlen("aout2elf " PACKAGE_VERSION " (--strip)") + 1);
+	free(c);
+	j.p.nlibs = j.libs.n = 3;
+	j.libs.libs[0].path = "lib dir/libc.so.4";
+	j.libs.libs[1].path = "/found/at/run/time"; /* --no-embed-libs would say so */
+	j.libs.libs[2].path = "/usr/lib/libm.so.4";
+	j.p.libs[0].embedded = j.p.libs[2].embedded = 1;
+	c = conv_file_comment(&o, &j, &size);
+	CU_ASSERT_EQUAL(size, sizeof want);
+	CU_ASSERT(c && size == sizeof want && memcmp(c, want, size) == 0);
+	free(c);
+}
+
 /* Control characters become C escapes; a string that does not fit is cut. */
 static void test_diag_escape(void)
 {
@@ -474,6 +500,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_shared_output_files),
 		UNIT_TEST(test_shared_output_spellings),
 		UNIT_TEST(test_conv_comment),
+		UNIT_TEST(test_conv_file_comment),
 		UNIT_TEST(test_diag_escape),
 		UNIT_TEST(test_diag_print),
 		UNIT_TEST(test_report_clobbers),
