@@ -541,7 +541,9 @@ static int output_changed(const struct batch *bt, size_t i, struct conv_result *
 	const struct batch_entry *e = &bt->e[i];
 	struct stat st;
 
-	if (lstat(e->output, &st) != 0 ||
+	/* an entry sharing an earlier one's output is output_taken's: that
+	 * one may have written it by now, in another worker */
+	if (e->output_of || lstat(e->output, &st) != 0 ||
 	    (e->out_existed && st.st_dev == e->out_dev && st.st_ino == e->out_ino))
 		return 0;
 	r->status = CONV_FAILED;
