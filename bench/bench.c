@@ -25,6 +25,9 @@
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
  *     kind converted (times, and the page faults of a run, counted), and
  *     the native one making the address-space changes the stub makes;
+ *     QMAGIC converted with --direct (the kernel maps the segments, the
+ *     stub moves nothing) against native, trapped and by prctl: what the
+ *     staging costs;
  *     QMAGIC converted with --no-randomize against without; the dyn fixture (and pwd.exe and gforth from the corpus) with the
  *     libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
@@ -662,8 +665,8 @@ static void startup_pair(const char *row, const char *what, struct cmd a,
 
 static void bench_startup(void)
 {
-	struct variant v[8] = { { 0 } };
-	int ok[8] = { 0 }, nv = 0;
+	struct variant v[10] = { { 0 } };
+	int ok[10] = { 0 }, nv = 0;
 	char *native_small = prog("benchprog-native-small");
 	char *native_data = prog("benchprog-native-bigdata");
 
@@ -690,10 +693,22 @@ static void bench_startup(void)
 	/* the native program making the stub's address-space changes */
 	v[nv].name = "native-moves";
 	v[nv++].cmd = cmd_of(native_small, "moves", "2", NULL);
+	/* --direct: the kernel maps the segments, the stub moves nothing */
+	{
+		char *s = in_work("small.qmagic.direct");
+		char *b = in_work("bigdata.qmagic.direct");
+
+		convert(prog("benchprog-small.qmagic.aout"), s, "--direct", NULL, NULL);
+		convert(prog("benchprog-bigdata.qmagic.aout"), b, "--direct", NULL, NULL);
+		v[nv].name = "small-qmagic-direct";
+		v[nv++].cmd = cmd_of(s, NULL);
+		v[nv].name = "bigdata-qmagic-direct";
+		v[nv++].cmd = cmd_of(b, NULL);
+	}
 	/* Only what runs here is timed: ZMAGIC, NMAGIC and OMAGIC need page 0. */
-	char *whynot[8] = { 0 };
-	struct variant run[8];
-	int idx[8], nrun = 0;
+	char *whynot[10] = { 0 };
+	struct variant run[10];
+	int idx[10], nrun = 0;
 	for (int i = 0; i < nv; i++) {
 		ok[i] = works(v[i].cmd.v, NULL, &whynot[i]);
 		if (ok[i]) {
@@ -719,6 +734,16 @@ static void bench_startup(void)
 			  med(&run[idx[5]]), 1.10, rounds);
 	else
 		skip_row("qmagic 64K data (brk by prctl) / native", whynot[6]);
+	if (ok[8])
+		ratio_row("qmagic --direct (trapped) / native", med(&run[idx[8]]), nat,
+			  0, rounds);
+	else
+		skip_row("qmagic --direct (trapped) / native", whynot[8]);
+	if (ok[9])
+		ratio_row("qmagic 64K data --direct (prctl) / native",
+			  med(&run[idx[9]]), med(&run[idx[5]]), 0, rounds);
+	else
+		skip_row("qmagic 64K data --direct (prctl) / native", whynot[9]);
 	/*
 	 * What the machine charges for the stub's moves where brk is set by
 	 * prctl (mremap of text, of data, mmap of bss; one mremap fewer on
