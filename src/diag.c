@@ -61,16 +61,6 @@ static void put_escaped(struct text *t, const char *s)
 		put_char(t, (unsigned char)*s);
 }
 
-int diag_escape(char *out, size_t cap, const char *s)
-{
-	struct text t = { out, 0, cap, 0 };
-
-	if (!cap)
-		return 1;
-	out[0] = 0;
-	put_escaped(&t, s);
-	return t.cut;
-}
 
 /* bash's $'...': \' and \\ stand for themselves, control characters escaped */
 static void put_name(struct text *t, const char *name)
@@ -90,6 +80,54 @@ static void put_name(struct text *t, const char *name)
 		put_char(t, (unsigned char)*s);
 	}
 	put(t, "'", 1);
+}
+
+/* 'name', a quote in it as '\'', or put_name's $'...' for a control character */
+static void put_quoted(struct text *t, const char *name)
+{
+	const char *s;
+
+	for (s = name; *s && !is_control((unsigned char)*s); s++)
+		;
+	if (*s) {
+		put_name(t, name);
+		return;
+	}
+	put(t, "'", 1);
+	for (s = name; *s && !t->cut; s++)
+		if (*s == '\'')
+			put(t, "'\\''", 4);
+		else
+			put(t, s, 1);
+	put(t, "'", 1);
+}
+
+/* s written into out by how; 1 if it did not fit whole */
+static int write_into(char *out, size_t cap, const char *s,
+		      void (*how)(struct text *, const char *))
+{
+	struct text t = { out, 0, cap, 0 };
+
+	if (!cap)
+		return 1;
+	out[0] = 0;
+	how(&t, s);
+	return t.cut;
+}
+
+int diag_escape(char *out, size_t cap, const char *s)
+{
+	return write_into(out, cap, s, put_escaped);
+}
+
+int diag_name(char *out, size_t cap, const char *name)
+{
+	return write_into(out, cap, name, put_name);
+}
+
+int diag_quote(char *out, size_t cap, const char *name)
+{
+	return write_into(out, cap, name, put_quoted);
 }
 
 void diag_print(const char *name, const char *msg)

@@ -2,6 +2,17 @@
 #include "elfwrite.h"
 #include "stub_abi.h"
 #include "stub_image.h"
+#include "diag.h"
+
+/* A path from the command line or a folder, as the shell reads it back:
+ * a file name holding an escape sequence is not sent to the terminal. */
+static const char *shell_name(const char *path)
+{
+	static char buf[DIAG_NAME_MAX];
+
+	diag_name(buf, sizeof buf, path);
+	return buf;
+}
 
 static const char *describe(unsigned magic)
 {
@@ -58,7 +69,7 @@ static void print_libs(FILE *out, const struct plan *p,
 			fprintf(out, " => not found\n");
 			continue;
 		}
-		fprintf(out, " => %s", l->path);
+		fprintf(out, " => %s", shell_name(l->path));
 		if (l->version) {
 			libs_version_str(l->version, have, sizeof have);
 			fprintf(out, " (%s)", have);
@@ -77,7 +88,7 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 
 	for (size_t i = 0; i < a->nsyms; i++)
 		nstab += (a->syms[i].type & N_STAB) != 0;
-	fprintf(out, "%s:\n", name);
+	fprintf(out, "%s:\n", shell_name(name));
 	fprintf(out, "  Format:           %s (0%o), %s\n", aout_magic_name(a->magic),
 		a->magic, describe(a->magic));
 	fprintf(out, "  Machine:          %s (%u)\n",
@@ -151,7 +162,7 @@ void info_print_library(FILE *out, const char *name, const struct aout *a)
 		       (((uint64_t)h->text + h->data + h->bss + STUB_PAGE - 1) &
 			~(uint64_t)(STUB_PAGE - 1));
 
-	fprintf(out, "%s:\n", name);
+	fprintf(out, "%s:\n", shell_name(name));
 	fprintf(out, "  Format:           %s (0%o), a.out shared library (uselib)\n",
 		aout_magic_name(a->magic), a->magic);
 	fprintf(out, "  Machine:          %s (%u)\n",

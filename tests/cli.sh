@@ -82,6 +82,18 @@ chmod 6664 "$tmp/modes.aout"
 check "the output's mode: 6664 in, umask 027: 750 out" test "$(stat -c %a "$tmp/modes.elf")" = 750
 run_capture "$tmp/v" "$AOUT2ELF" -v "$hello" "$tmp/verbose.elf"
 check "-v says what was converted, on stdout" grep -q "^'.*' -> '.*verbose.elf' (QMAGIC, static)$" "$tmp/v.out"
+# names from an archive are quoted as the shell reads them back: a newline
+# or an escape sequence in one reaches neither the line nor the terminal
+mkdir -p "$tmp/odd"
+cp "$hello" "$tmp/odd/a
+b"
+cp "$hello" "$tmp/odd/it's"
+cp "$hello" "$tmp/odd/$(printf 'x\033[31my')"
+run_capture "$tmp/vodd" "$AOUT2ELF" -v -r -j 1 -O "$tmp/oddout" "$tmp/odd"
+check "-v: a name with a newline is one \$'...' line, a quote is '\\''" sh -c "test \$(cat '$tmp/vodd.rc') = 0 && test \$(wc -l <'$tmp/vodd.out') = 3 && grep -qF \"\$'$tmp/odd/a\\nb' -> \$'$tmp/oddout/a\\nb' (QMAGIC)\" '$tmp/vodd.out' && grep -qF \"'$tmp/odd/it'\\''s' -> \" '$tmp/vodd.out' && ! grep -q \"\$(printf '\\033')\" '$tmp/vodd.out'"
+run_capture "$tmp/iodd" "$AOUT2ELF" --info "$tmp/odd/a
+b"
+check "--info: the file name with a newline on one line" sh -c "test \$(cat '$tmp/iodd.rc') = 0 && head -1 '$tmp/iodd.out' | grep -qxF \"\$'$tmp/odd/a\\nb':\""
 
 # warnings: each its own line, prefixed, ending in a newline, long paths too
 run_capture "$tmp/w2" "$AOUT2ELF" --no-embed-libs "$td/dynmissing.qmagic.aout" "$tmp/w2.elf"

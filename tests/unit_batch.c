@@ -392,6 +392,28 @@ static void test_diag_escape(void)
 	CU_ASSERT_EQUAL(diag_escape(out, 0, "x"), 1);
 }
 
+/* Names as the shell reads them back: bare or $'...' (diag_name), always
+ * quoted (diag_quote, for -v). */
+static void test_diag_names(void)
+{
+	char out[64];
+
+	CU_ASSERT_EQUAL(diag_name(out, sizeof out, "dir/it's"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "dir/it's");
+	CU_ASSERT_EQUAL(diag_name(out, sizeof out, "a\nb'\\"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "$'a\\nb\\'\\\\'");
+	CU_ASSERT_EQUAL(diag_quote(out, sizeof out, "dir/prog"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "'dir/prog'");
+	CU_ASSERT_EQUAL(diag_quote(out, sizeof out, "it's"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "'it'\\''s'");
+	CU_ASSERT_EQUAL(diag_quote(out, sizeof out, "x\033[31my"), 0);
+	CU_ASSERT_STRING_EQUAL(out, "$'x\\033[31my'");
+	CU_ASSERT_EQUAL(diag_quote(out, 5, "abcdef"), 1);
+	CU_ASSERT_STRING_EQUAL(out, "'abc");
+	CU_ASSERT_EQUAL(diag_quote(out, 0, "x"), 1);
+	CU_ASSERT_EQUAL(diag_name(out, 0, "x"), 1);
+}
+
 /* What diag_print writes on stderr (fd 2), read back. */
 static char *printed(const char *name, const char *msg)
 {
@@ -502,6 +524,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_conv_comment),
 		UNIT_TEST(test_conv_file_comment),
 		UNIT_TEST(test_diag_escape),
+		UNIT_TEST(test_diag_names),
 		UNIT_TEST(test_diag_print),
 		UNIT_TEST(test_report_clobbers),
 		UNIT_END
