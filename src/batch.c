@@ -441,11 +441,11 @@ static int is_converted(const char *path)
  * 1 if path is a program aout2elf wrote with the options of this run: one
  * converted otherwise (-s, --noexecstack, other -L folders, another
  * version) is converted again, as its input would be if it were newer.
- * So is one that carries a library that has changed since (by date, as
- * make judges) or is no longer where it was found.
+ * So is one that carries a library that is no longer where it was found,
+ * or has another size or date there than when it was read: replaced, by a
+ * newer library or by an older copy (cp -p).
  */
-static int converted_alike(const struct batch *bt, const char *path,
-			   const struct timespec *made)
+static int converted_alike(const struct batch *bt, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	size_t size = 0;
@@ -456,10 +456,15 @@ static int converted_alike(const struct batch *bt, const char *path,
 	for (size_t at = c ? strlen(c) + 1 : 0; yes && at < size;
 	     at += strlen(c + at) + 1) {
 		struct stat lib;
+		struct timespec when;
+		uint64_t bytes;
+		char *path;
 
-		if (!strncmp(c + at, CONV_EMBEDS, strlen(CONV_EMBEDS)))
-			yes = stat(c + at + strlen(CONV_EMBEDS), &lib) == 0 &&
-			      !newer(&lib.st_mtim, made);
+		yes = conv_embeds_parse(c + at, &path, &bytes, &when) == 0 &&
+		      stat(path, &lib) == 0 && (uint64_t)lib.st_size == bytes &&
+		      lib.st_mtim.tv_sec == when.tv_sec &&
+		      lib.st_mtim.tv_nsec == when.tv_nsec;
+		free(path);
 	}
 	free(c);
 	if (fd >= 0)
@@ -669,7 +674,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
 	    !newer(&in.st_mtim, &out.st_mtim) &&
-	    converted_alike(bt, e->output, &out.st_mtim)) {
+	    converted_alike(bt, e->output)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))

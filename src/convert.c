@@ -191,6 +191,9 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
+/* room for " (SIZE bytes, modified SEC.NSEC)" */
+#define EMBEDS_TAIL 80
+
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size)
 {
@@ -199,18 +202,54 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 
 	for (size_t i = 0; head && i < j->p.nlibs; i++)
 		if (j->p.libs[i].embedded)
-			len += sizeof CONV_EMBEDS + strlen(j->libs.libs[i].path);
+			len += sizeof CONV_EMBEDS + strlen(j->libs.libs[i].path) +
+			       EMBEDS_TAIL;
 	c = head ? realloc(head, len) : NULL;
 	if (!c) {
 		free(head);
 		return NULL;
 	}
 	*size = strlen(c) + 1;
-	for (size_t i = 0; i < j->p.nlibs; i++)
+	for (size_t i = 0; i < j->p.nlibs; i++) {
+		const struct lib *l = &j->libs.libs[i];
+
 		if (j->p.libs[i].embedded)
-			*size += (size_t)sprintf(c + *size, CONV_EMBEDS "%s",
-						 j->libs.libs[i].path) + 1;
+			*size += (size_t)sprintf(c + *size,
+						 CONV_EMBEDS "%s (%llu bytes, modified "
+							     "%lld.%09ld)",
+						 l->path,
+						 (unsigned long long)l->in.st.st_size,
+						 (long long)l->in.st.st_mtim.tv_sec,
+						 (long)l->in.st.st_mtim.tv_nsec) +
+				 1;
+	}
 	return c;
+}
+
+int conv_embeds_parse(const char *s, char **path, uint64_t *size,
+		      struct timespec *mtime)
+{
+	const char *tail = strrchr(s, '(');
+	unsigned long long bytes;
+	long long sec;
+	long nsec;
+	int end = -1;
+
+	*path = NULL;
+	if (strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0 || !tail ||
+	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
+	    sscanf(tail, "(%llu bytes, modified %lld.%9ld)%n", &bytes, &sec, &nsec,
+		   &end) != 3 ||
+	    end < 0 || tail[end] || nsec < 0)
+		return -1;
+	*path = strndup(s + strlen(CONV_EMBEDS),
+			(size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
+	if (!*path)
+		return -1;
+	*size = bytes;
+	mtime->tv_sec = (time_t)sec;
+	mtime->tv_nsec = nsec;
+	return 0;
 }
 
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,

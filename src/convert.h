@@ -65,13 +65,19 @@ struct conv_job {
 /*
  * The whole .comment of j's output (malloc'ed, *size bytes; NULL without
  * memory): conv_comment's string, then one string per library the output
- * carries, "embeds PATH", PATH as it was found.  Like a make rule, a batch
- * rerun converts again an output older than one of them, or whose PATH is
- * gone.
+ * carries, "embeds PATH (SIZE bytes, modified SEC.NSEC)": PATH as it was
+ * found, and the size and date the library had when it was read.  A batch
+ * rerun converts again an output whose library is gone from PATH or has
+ * another size or date there (replaced, even by an older copy).
  */
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size);
 #define CONV_EMBEDS "embeds "
+
+/* The library one such string names (*path: a malloc'ed copy), with the
+ * size and date it had; 0, or -1 for anything else. */
+int conv_embeds_parse(const char *s, char **path, uint64_t *size,
+		      struct timespec *mtime);
 
 int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d);

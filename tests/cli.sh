@@ -196,6 +196,12 @@ run_capture "$tmp/d3" "$AOUT2ELF" -r -L "$tmp/dlib" -O "$tmp/dout" --report "$tm
 check "... a newer library: converted again" grep -q '"status": "converted"' "$tmp/d3.json"
 run_capture "$tmp/d4" "$AOUT2ELF" -r -L "$tmp/dlib" -O "$tmp/dout" --report "$tmp/d4.json" "$tmp/darch"
 check "... and then up-to-date" grep -q '"status": "up-to-date"' "$tmp/d4.json"
+# an older copy over it (cp -p keeps the older date): changed all the same
+cp "$tmp/dlib/libtiny.so.1" "$tmp/libtiny.copy"
+touch -d '3 hours ago' "$tmp/libtiny.copy"
+cp -p "$tmp/libtiny.copy" "$tmp/dlib/libtiny.so.1"
+run_capture "$tmp/d4b" "$AOUT2ELF" -r -L "$tmp/dlib" -O "$tmp/dout" --report "$tmp/d4b.json" "$tmp/darch"
+check "... an older copy put over it (cp -p): converted again" grep -q '"status": "converted"' "$tmp/d4b.json"
 mv "$tmp/dlib/libtiny.so.1" "$tmp/dlib/moved"
 cp "$tmp/dout/dyn" "$tmp/dyn.kept"
 run_capture "$tmp/d5" "$AOUT2ELF" -r -L "$tmp/dlib" -O "$tmp/dout" --report "$tmp/d5.json" "$tmp/darch"

@@ -353,8 +353,10 @@ static void test_conv_comment(void)
 /* The options' string, then one string per library carried, in order. */
 static void test_conv_file_comment(void)
 {
-	static const char want[] = "aout2elf " PACKAGE_VERSION " (--strip)\0"
-				   "embeds lib dir/libc.so.4\0embeds /usr/lib/libm.so.4";
+	static const char want[] =
+		"aout2elf " PACKAGE_VERSION " (--strip)\0"
+		"embeds lib dir/libc.so.4 (812345 bytes, modified 1733500000.000000007)\0"
+		"embeds /usr/lib/libm.so.4 (0 bytes, modified 0.999999999)";
 	struct conv_options o = { .strip = 1 };
 	struct conv_job j;
 	size_t size = 0;
@@ -367,13 +369,48 @@ static void test_conv_file_comment(void)
 	free(c);
 	j.p.nlibs = j.libs.n = 3;
 	j.libs.libs[0].path = "lib dir/libc.so.4";
+	j.libs.libs[0].in.st.st_size = 812345;
+	j.libs.libs[0].in.st.st_mtim = (struct timespec){ 1733500000, 7 };
 	j.libs.libs[1].path = "/found/at/run/time"; /* --no-embed-libs would say so */
 	j.libs.libs[2].path = "/usr/lib/libm.so.4";
+	j.libs.libs[2].in.st.st_mtim = (struct timespec){ 0, 999999999 };
 	j.p.libs[0].embedded = j.p.libs[2].embedded = 1;
 	c = conv_file_comment(&o, &j, &size);
 	CU_ASSERT_EQUAL(size, sizeof want);
 	CU_ASSERT(c && size == sizeof want && memcmp(c, want, size) == 0);
 	free(c);
+}
+
+/* What conv_file_comment wrote of a library reads back; nothing else does. */
+static void test_conv_embeds_parse(void)
+{
+	static const char *const bad[] = {
+		"aout2elf 0.1.0",
+		"embeds /lib/libc.so.4",
+		"embeds (1 bytes, modified 2.3)",
+		"embeds /lib/libc.so.4(1 bytes, modified 2.3)",
+		"embeds /lib/libc.so.4 (1 bytes, modified 2.3) ",
+		"embeds /lib/libc.so.4 (1 bytes, modified 2)",
+		"embeds /lib/libc.so.4 (1 bytes, modified 2.-3)",
+		"embeds /lib/libc.so.4 (x bytes, modified 2.3)",
+		"embeds /lib/libc.so.4 (1 bytes, modified 2.3",
+	};
+	struct timespec when;
+	uint64_t bytes;
+	char *path;
+
+	CU_ASSERT_EQUAL(conv_embeds_parse("embeds /a (b)/lib c.so (812345 bytes, "
+					  "modified 1733500000.000000007)",
+					  &path, &bytes, &when), 0);
+	CU_ASSERT_STRING_EQUAL(path ? path : "", "/a (b)/lib c.so");
+	CU_ASSERT_EQUAL(bytes, 812345);
+	CU_ASSERT_EQUAL(when.tv_sec, 1733500000);
+	CU_ASSERT_EQUAL(when.tv_nsec, 7);
+	free(path);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CU_ASSERT_EQUAL(conv_embeds_parse(bad[i], &path, &bytes, &when), -1);
+		CU_ASSERT_PTR_NULL(path);
+	}
 }
 
 /* Control characters become C escapes; a string that does not fit is cut. */
@@ -523,6 +560,7 @@ int unit_batch_register(void)
 		UNIT_TEST(test_shared_output_spellings),
 		UNIT_TEST(test_conv_comment),
 		UNIT_TEST(test_conv_file_comment),
+		UNIT_TEST(test_conv_embeds_parse),
 		UNIT_TEST(test_diag_escape),
 		UNIT_TEST(test_diag_names),
 		UNIT_TEST(test_diag_print),
