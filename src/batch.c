@@ -673,8 +673,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (output_changed(bt, i, r))
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim) &&
-	    converted_alike(bt, e->output)) {
+	    !newer(&in.st_mtim, &out.st_mtim) && converted_alike(bt, e->output)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))

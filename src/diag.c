@@ -61,7 +61,6 @@ static void put_escaped(struct text *t, const char *s)
 		put_char(t, (unsigned char)*s);
 }
 
-
 /* bash's $'...': \' and \\ stand for themselves, control characters escaped */
 static void put_name(struct text *t, const char *name)
 {
