@@ -442,8 +442,9 @@ static int is_converted(const char *path)
  * converted otherwise (-s, --noexecstack, other -L folders, another
  * version) is converted again, as its input would be if it were newer.
  * So is one that carries a library that is no longer where it was found,
- * or has another size or date there than when it was read: replaced, by a
- * newer library or by an older copy (cp -p).
+ * or has another size or date there than when it was read (replaced, by a
+ * newer library or by an older copy: cp -p), or that a library put into
+ * a folder searched before that one would now shadow.
  */
 static int converted_alike(const struct batch *bt, const char *path)
 {
@@ -456,15 +457,14 @@ static int converted_alike(const struct batch *bt, const char *path)
 	for (size_t at = c ? strlen(c) + 1 : 0; yes && at < size;
 	     at += strlen(c + at) + 1) {
 		struct stat lib;
-		struct timespec when;
-		uint64_t bytes;
-		char *path;
+		struct conv_embedded l;
 
-		yes = conv_embeds_parse(c + at, &path, &bytes, &when) == 0 &&
-		      stat(path, &lib) == 0 && (uint64_t)lib.st_size == bytes &&
-		      lib.st_mtim.tv_sec == when.tv_sec &&
-		      lib.st_mtim.tv_nsec == when.tv_nsec;
-		free(path);
+		yes = conv_embeds_parse(c + at, &l) == 0 && stat(l.path, &lib) == 0 &&
+		      (uint64_t)lib.st_size == l.size &&
+		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&
+		      lib.st_mtim.tv_nsec == l.mtime.tv_nsec &&
+		      !libs_shadowed(l.name, l.path, bt->o->libdirs, bt->o->nlibdirs);
+		free(l.path);
 	}
 	free(c);
 	if (fd >= 0)

@@ -191,8 +191,8 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
-/* room for " (SIZE bytes, modified SEC.NSEC)" */
-#define EMBEDS_TAIL 80
+/* room for " (NAME, SIZE bytes, modified SEC.NSEC)" */
+#define EMBEDS_TAIL (80 + STUB_LIB_NAME)
 
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size)
@@ -215,9 +215,9 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 
 		if (j->p.libs[i].embedded)
 			*size += (size_t)sprintf(c + *size,
-						 CONV_EMBEDS "%s (%llu bytes, modified "
-							     "%lld.%09ld)",
-						 l->path,
+						 CONV_EMBEDS "%s (%s, %llu bytes, "
+							     "modified %lld.%09ld)",
+						 l->path, l->name,
 						 (unsigned long long)l->in.st.st_size,
 						 (long long)l->in.st.st_mtim.tv_sec,
 						 (long)l->in.st.st_mtim.tv_nsec) +
@@ -226,8 +226,7 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 	return c;
 }
 
-int conv_embeds_parse(const char *s, char **path, uint64_t *size,
-		      struct timespec *mtime)
+int conv_embeds_parse(const char *s, struct conv_embedded *e)
 {
 	const char *tail = strrchr(s, '(');
 	unsigned long long bytes;
@@ -235,20 +234,20 @@ int conv_embeds_parse(const char *s, char **path, uint64_t *size,
 	long nsec;
 	int end = -1;
 
-	*path = NULL;
+	e->path = NULL;
 	if (strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0 || !tail ||
 	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
-	    sscanf(tail, "(%llu bytes, modified %lld.%9ld)%n", &bytes, &sec, &nsec,
-		   &end) != 3 ||
+	    sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n", e->name,
+		   &bytes, &sec, &nsec, &end) != 4 ||
 	    end < 0 || tail[end] || nsec < 0)
 		return -1;
-	*path = strndup(s + strlen(CONV_EMBEDS),
-			(size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
-	if (!*path)
+	e->path = strndup(s + strlen(CONV_EMBEDS),
+			  (size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
+	if (!e->path)
 		return -1;
-	*size = bytes;
-	mtime->tv_sec = (time_t)sec;
-	mtime->tv_nsec = nsec;
+	e->size = bytes;
+	e->mtime.tv_sec = (time_t)sec;
+	e->mtime.tv_nsec = nsec;
 	return 0;
 }
 

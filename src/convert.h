@@ -65,19 +65,26 @@ struct conv_job {
 /*
  * The whole .comment of j's output (malloc'ed, *size bytes; NULL without
  * memory): conv_comment's string, then one string per library the output
- * carries, "embeds PATH (SIZE bytes, modified SEC.NSEC)": PATH as it was
- * found, and the size and date the library had when it was read.  A batch
- * rerun converts again an output whose library is gone from PATH or has
- * another size or date there (replaced, even by an older copy).
+ * carries, "embeds PATH (NAME, SIZE bytes, modified SEC.NSEC)": where the
+ * search for NAME found it, and the size and date it had when it was
+ * read.  A batch rerun converts again an output whose library is gone
+ * from PATH, has another size or date there (replaced, even by an older
+ * copy), or would now be found before PATH (libs_shadowed).
  */
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size);
 #define CONV_EMBEDS "embeds "
 
-/* The library one such string names (*path: a malloc'ed copy), with the
- * size and date it had; 0, or -1 for anything else. */
-int conv_embeds_parse(const char *s, char **path, uint64_t *size,
-		      struct timespec *mtime);
+/* One such string, read back. */
+struct conv_embedded {
+	char *path; /* malloc'ed */
+	char name[STUB_LIB_NAME];
+	uint64_t size;
+	struct timespec mtime;
+};
+
+/* 0, or -1 (and e->path NULL) for anything conv_file_comment did not write. */
+int conv_embeds_parse(const char *s, struct conv_embedded *e);
 
 int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d);

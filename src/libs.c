@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "libs.h"
 
@@ -151,26 +153,18 @@ static int search_goes_on(int err, const struct stat *st)
 	return !S_ISREG(st->st_mode);
 }
 
-/* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
-static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
-		    unsigned parse_flags, struct lib *l, struct diag *d)
+/* "DIR:DIR:...:" then the customary folders, the order of the search;
+ * malloc'ed, NULL without memory. */
+static char *search_list(const char *const *dirs, size_t ndirs)
 {
-	size_t cap = sizeof libs_customary_dirs;
-	char *list, *searched, *save = NULL;
-	int rc = 1;
+	size_t cap = sizeof libs_customary_dirs, used = 0;
+	char *list;
 
 	for (size_t i = 0; i < ndirs; i++)
 		cap += strlen(dirs[i]) + 1;
 	list = malloc(cap);
-	searched = malloc(cap);
-	if (!list || !searched) {
-		free(list);
-		free(searched);
-		diag_set(d, "out of memory");
-		return -1;
-	}
-	size_t used = 0;
-
+	if (!list)
+		return NULL;
 	for (size_t i = 0; i < ndirs; i++) {
 		size_t n = strlen(dirs[i]);
 
@@ -179,7 +173,54 @@ static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 		used += n + 1;
 	}
 	memcpy(list + used, libs_customary_dirs, sizeof libs_customary_dirs);
-	memcpy(searched, list, cap);
+	return list;
+}
+
+int libs_shadowed(const char *name, const char *path, const char *const *dirs,
+		  size_t ndirs)
+{
+	char *list = search_list(dirs, ndirs), *save = NULL;
+	int shadowed = 0;
+
+	for (char *dir = list ? strtok_r(list, ":", &save) : NULL; dir && !shadowed;
+	     dir = strtok_r(NULL, ":", &save)) {
+		size_t n = strlen(dir) + 1 + strlen(name) + 1;
+		char *here = malloc(n);
+		struct stat st;
+		int fd;
+
+		if (!here)
+			break;
+		snprintf(here, n, "%s/%s", dir, name);
+		if (!strcmp(here, path)) {
+			free(here);
+			break;
+		}
+		/* what find_lib would take: a regular file it can open */
+		fd = open(here, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		shadowed = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+		if (fd >= 0)
+			close(fd);
+		free(here);
+	}
+	free(list);
+	return shadowed;
+}
+
+/* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
+static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
+		    unsigned parse_flags, struct lib *l, struct diag *d)
+{
+	char *list = search_list(dirs, ndirs), *searched = list ? strdup(list) : NULL;
+	char *save = NULL;
+	int rc = 1;
+
+	if (!list || !searched) {
+		free(list);
+		free(searched);
+		diag_set(d, "out of memory");
+		return -1;
+	}
 	for (char *dir = strtok_r(list, ":", &save); dir && rc > 0;
 	     dir = strtok_r(NULL, ":", &save)) {
 		struct diag why;

@@ -69,4 +69,12 @@ void libs_version_str(uint32_t v, char *buf, size_t cap);
 
 extern const char libs_customary_dirs[];
 
+/*
+ * 1 if a search for name (dirs, then the customary folders) would now
+ * stop before path, where it found name when the program was converted:
+ * a library put there since shadows the one the output carries.
+ */
+int libs_shadowed(const char *name, const char *path, const char *const *dirs,
+		  size_t ndirs);
+
 #endif

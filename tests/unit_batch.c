@@ -355,8 +355,9 @@ static void test_conv_file_comment(void)
 {
 	static const char want[] =
 		"aout2elf " PACKAGE_VERSION " (--strip)\0"
-		"embeds lib dir/libc.so.4 (812345 bytes, modified 1733500000.000000007)\0"
-		"embeds /usr/lib/libm.so.4 (0 bytes, modified 0.999999999)";
+		"embeds lib dir/libc.so.4 (libc.so.4, 812345 bytes, modified "
+		"1733500000.000000007)\0"
+		"embeds /usr/lib/libm.so.4 (libm.so.4, 0 bytes, modified 0.999999999)";
 	struct conv_options o = { .strip = 1 };
 	struct conv_job j;
 	size_t size = 0;
@@ -369,10 +370,12 @@ static void test_conv_file_comment(void)
 	free(c);
 	j.p.nlibs = j.libs.n = 3;
 	j.libs.libs[0].path = "lib dir/libc.so.4";
+	strcpy(j.libs.libs[0].name, "libc.so.4");
 	j.libs.libs[0].in.st.st_size = 812345;
 	j.libs.libs[0].in.st.st_mtim = (struct timespec){ 1733500000, 7 };
 	j.libs.libs[1].path = "/found/at/run/time"; /* --no-embed-libs would say so */
 	j.libs.libs[2].path = "/usr/lib/libm.so.4";
+	strcpy(j.libs.libs[2].name, "libm.so.4");
 	j.libs.libs[2].in.st.st_mtim = (struct timespec){ 0, 999999999 };
 	j.p.libs[0].embedded = j.p.libs[2].embedded = 1;
 	c = conv_file_comment(&o, &j, &size);
@@ -387,29 +390,32 @@ static void test_conv_embeds_parse(void)
 	static const char *const bad[] = {
 		"aout2elf 0.1.0",
 		"embeds /lib/libc.so.4",
-		"embeds (1 bytes, modified 2.3)",
-		"embeds /lib/libc.so.4(1 bytes, modified 2.3)",
-		"embeds /lib/libc.so.4 (1 bytes, modified 2.3) ",
-		"embeds /lib/libc.so.4 (1 bytes, modified 2)",
-		"embeds /lib/libc.so.4 (1 bytes, modified 2.-3)",
-		"embeds /lib/libc.so.4 (x bytes, modified 2.3)",
-		"embeds /lib/libc.so.4 (1 bytes, modified 2.3",
+		"embeds (libc.so.4, 1 bytes, modified 2.3)",
+		"embeds /lib/libc.so.4(libc.so.4, 1 bytes, modified 2.3)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2.3) ",
+		"embeds /lib/libc.so.4 (1 bytes, modified 2.3)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2.-3)",
+		"embeds /lib/libc.so.4 (libc.so.4, x bytes, modified 2.3)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2.3",
+		"embeds /lib/x (a-name-longer-than-thirty-one-bytes.so, 1 bytes, "
+		"modified 2.3)",
 	};
-	struct timespec when;
-	uint64_t bytes;
-	char *path;
+	struct conv_embedded e;
 
-	CU_ASSERT_EQUAL(conv_embeds_parse("embeds /a (b)/lib c.so (812345 bytes, "
-					  "modified 1733500000.000000007)",
-					  &path, &bytes, &when), 0);
-	CU_ASSERT_STRING_EQUAL(path ? path : "", "/a (b)/lib c.so");
-	CU_ASSERT_EQUAL(bytes, 812345);
-	CU_ASSERT_EQUAL(when.tv_sec, 1733500000);
-	CU_ASSERT_EQUAL(when.tv_nsec, 7);
-	free(path);
+	CU_ASSERT_EQUAL(conv_embeds_parse("embeds /a (b)/lib c.so (lib c.so, 812345 "
+					  "bytes, modified 1733500000.000000007)",
+					  &e),
+			0);
+	CU_ASSERT_STRING_EQUAL(e.path ? e.path : "", "/a (b)/lib c.so");
+	CU_ASSERT_STRING_EQUAL(e.name, "lib c.so");
+	CU_ASSERT_EQUAL(e.size, 812345);
+	CU_ASSERT_EQUAL(e.mtime.tv_sec, 1733500000);
+	CU_ASSERT_EQUAL(e.mtime.tv_nsec, 7);
+	free(e.path);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		CU_ASSERT_EQUAL(conv_embeds_parse(bad[i], &path, &bytes, &when), -1);
-		CU_ASSERT_PTR_NULL(path);
+		CU_ASSERT_EQUAL(conv_embeds_parse(bad[i], &e), -1);
+		CU_ASSERT_PTR_NULL(e.path);
 	}
 }
 
