@@ -234,6 +234,7 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 	long nsec;
 	int end = -1;
 
+	_Static_assert(sizeof e->name == 32, "the %31[^,] below fills e->name");
 	e->path = NULL;
 	if (strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0 || !tail ||
 	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
