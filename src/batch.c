@@ -778,13 +778,8 @@ static void finished(struct batch *bt, size_t i)
 		}
 		if (r->warning[0])
 			fputs(r->warning, stderr); /* whole lines, prefixed */
-		if (bt->b->verbose && r->status == CONV_CONVERTED) {
-			static char from[DIAG_NAME_MAX], to[DIAG_NAME_MAX];
-
-			diag_quote(from, sizeof from, e->input);
-			diag_quote(to, sizeof to, e->output);
-			printf("%s -> %s (%s)\n", from, to, r->format);
-		}
+		if (bt->b->verbose && r->status == CONV_CONVERTED)
+			diag_converted(e->input, e->output, r->format);
 	}
 	progress(bt, 0);
 }

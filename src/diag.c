@@ -129,6 +129,15 @@ int diag_quote(char *out, size_t cap, const char *name)
 	return write_into(out, cap, name, put_quoted);
 }
 
+void diag_converted(const char *from, const char *to, const char *what)
+{
+	static char a[DIAG_NAME_MAX], b[DIAG_NAME_MAX];
+
+	diag_quote(a, sizeof a, from);
+	diag_quote(b, sizeof b, to);
+	printf("%s -> %s (%s)\n", a, b, what);
+}
+
 void diag_print(const char *name, const char *msg)
 {
 	/* a whole path escaped (4 bytes a character at most), and the message */

@@ -39,6 +39,9 @@ int diag_name(char *out, size_t cap, const char *name);
  */
 int diag_quote(char *out, size_t cap, const char *name);
 
+/* -v's line on stdout: "'FROM' -> 'TO' (WHAT)", the names as diag_quote. */
+void diag_converted(const char *from, const char *to, const char *what);
+
 /*
  * "aout2elf: NAME: MSG" on stderr, one line in one write: NAME as the
  * shell reads it back (as it is, or $'...' when it holds a control

@@ -176,6 +176,17 @@ static char *search_list(const char *const *dirs, size_t ndirs)
 	return list;
 }
 
+/* "DIR/NAME", malloc'ed; NULL without memory */
+static char *in_dir(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + 1 + strlen(name) + 1;
+	char *path = malloc(n);
+
+	if (path)
+		snprintf(path, n, "%s/%s", dir, name);
+	return path;
+}
+
 int libs_shadowed(const char *name, const char *path, const char *const *dirs,
 		  size_t ndirs)
 {
@@ -184,14 +195,12 @@ int libs_shadowed(const char *name, const char *path, const char *const *dirs,
 
 	for (char *dir = list ? strtok_r(list, ":", &save) : NULL; dir && !shadowed;
 	     dir = strtok_r(NULL, ":", &save)) {
-		size_t n = strlen(dir) + 1 + strlen(name) + 1;
-		char *here = malloc(n);
+		char *here = in_dir(dir, name);
 		struct stat st;
 		int fd;
 
 		if (!here)
 			break;
-		snprintf(here, n, "%s/%s", dir, name);
 		if (!strcmp(here, path)) {
 			free(here);
 			break;
@@ -224,15 +233,13 @@ static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
 	for (char *dir = strtok_r(list, ":", &save); dir && rc > 0;
 	     dir = strtok_r(NULL, ":", &save)) {
 		struct diag why;
-		size_t n = strlen(dir) + 1 + strlen(name) + 1;
-		char *path = malloc(n);
+		char *path = in_dir(dir, name);
 
 		if (!path) {
 			diag_set(d, "out of memory");
 			rc = -1;
 			break;
 		}
-		snprintf(path, n, "%s/%s", dir, name);
 		if (input_read(path, &l->in, &why)) {
 			if (!search_goes_on(errno, &l->in.st)) {
 				diag_set(d, "%s: %s", path, why.msg);

@@ -159,14 +159,13 @@ static int convert(const char *src, const char *dst,
 	if (r.warning[0])
 		fputs(r.warning, stderr); /* whole lines, prefixed */
 	if (verbose) {
-		static char from[DIAG_NAME_MAX], to[DIAG_NAME_MAX];
+		char what[sizeof r.format + 40];
 
-		diag_quote(from, sizeof from, src);
-		diag_quote(to, sizeof to, dst);
-		printf("%s -> %s (%s, %s)\n", from, to, r.format,
-		       !r.dynamic ? "static" :
-		       o->plan.no_embed_libs ? "dynamic, libraries at run time" :
-					       "dynamic, libraries embedded");
+		snprintf(what, sizeof what, "%s, %s", r.format,
+			 !r.dynamic ? "static" :
+			 o->plan.no_embed_libs ? "dynamic, libraries at run time" :
+						 "dynamic, libraries embedded");
+		diag_converted(src, dst, what);
 	}
 	return 0;
 }
