@@ -86,17 +86,37 @@ struct start {
 	const char *name;    /* the program, for messages (0: PROG_NAME says one) */
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
 	const char *ldpath;  /* LD_LIBRARY_PATH, or 0 */
+	uint32_t *sp_low;    /* lowest %esp of a start_call (see stack_dirty) */
 };
+
+static inline uint32_t current_sp(void)
+{
+	uint32_t sp;
+
+	__asm__ volatile("movl %%esp, %0" : "=r"(sp));
+	return sp;
+}
+
+/* Lowest %esp of a stub_syscall; a variable, so read only once committed. */
+static uint32_t syscall_sp_low;
 
 static long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
 			 long a6)
 {
+	uint32_t sp = current_sp();
+
+	if (sp < syscall_sp_low || !syscall_sp_low)
+		syscall_sp_low = sp;
 	return stub_syscall_via(stub_sysinfo, nr, a1, a2, a3, a4, a5, a6);
 }
 
 static long start_call(const struct start *s, long nr, long a1, long a2, long a3,
 		       long a4, long a5, long a6)
 {
+	uint32_t sp = current_sp();
+
+	if (sp < *s->sp_low)
+		*s->sp_low = sp;
 	return stub_syscall_via(s->gate, nr, a1, a2, a3, a4, a5, a6);
 }
 
@@ -1892,29 +1912,52 @@ static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
 
 /*
  * Below its frame, the a.out loader's stack was fresh pages: zero.  Here
- * the rest of the ELF frame (auxiliary vector, AT_RANDOM's bytes) and the
- * stub's own calls lie there, and a program that reads a local it never
- * set would find them.  _start clears them once the stub has returned:
- * from the lowest stack page the stub wrote, the last of the pages present
- * right below the ELF frame (mincore; pages never written are zero, and
- * writing to them would cost a page fault each), up to the a.out frame.
+ * the rest of the ELF frame (argc, the pointer arrays, the auxiliary
+ * vector, AT_RANDOM's bytes, the platform string) and the stub's own
+ * calls lie there, and a program that reads a local it never set would
+ * find them.  _start clears them once the stub has returned: from below
+ * the deepest %esp a system call was made from (STACK_MARGIN covers the
+ * gate's frames and the leaf functions that make none) up to the highest
+ * byte exec wrote under the strings, or the a.out frame if that is lower.
+ * Between those items and the strings lies the gap by which exec
+ * randomizes the stack, up to 8 KiB never written: clearing it too would
+ * cost a page fault for each fresh page, as asking which pages are there
+ * (mincore) costs a call.
  */
-#define NR_mincore 218
-#define STACK_SCAN_PAGES 8u
+#define STACK_MARGIN 256u
+#define AT_PLATFORM 15
+#define AT_BASE_PLATFORM 24
+#define AT_RANDOM 25
 
-static uint32_t stack_low(const struct start *s, const uint32_t *elf_sp)
+struct stack_dirty {
+	uint32_t low, high; /* [low, high): what _start clears */
+};
+
+static struct stack_dirty stack_dirty(const uint32_t *auxv, uint32_t sp_low,
+				      uint32_t aout_sp)
 {
-	uint32_t low = (uint32_t)elf_sp & ~(STUB_PAGE - 1);
-	uint32_t span = STACK_SCAN_PAGES * STUB_PAGE;
-	uint8_t present[STACK_SCAN_PAGES];
+	const uint32_t *av = auxv;
+	uint32_t top;
 
-	/* fails where a tiny stack limit leaves fewer pages: the first only */
-	if (low < span || start_call(s, NR_mincore, (long)(low - span), (long)span,
-				     (long)present, 0, 0, 0) != 0)
-		return low;
-	for (uint32_t i = STACK_SCAN_PAGES; i-- > 0 && (present[i] & 1);)
-		low -= STUB_PAGE;
-	return low;
+	while (av[0] != AT_NULL)
+		av += 2;
+	top = (uint32_t)(av + 2);
+	for (av = auxv; av[0] != AT_NULL; av += 2) {
+		uint32_t end = 0;
+
+		if (av[0] == AT_RANDOM)
+			end = av[1] + 16;
+		else if (av[0] == AT_PLATFORM || av[0] == AT_BASE_PLATFORM)
+			end = av[1] + (uint32_t)str_len((const char *)av[1]) + 1;
+		/* only what lies under the a.out frame: AT_EXECFN and the
+		 * like point into the strings, which stay */
+		if (end > top && end <= aout_sp)
+			top = end;
+	}
+	/* the word under the frame is a_entry, for _start's ret */
+	if (top > aout_sp - 4)
+		top = aout_sp - 4;
+	return (struct stack_dirty){ (sp_low - STACK_MARGIN) & ~3u, (top + 3) & ~3u };
 }
 
 uint32_t *stub_main(uint32_t *elf_sp)
@@ -1923,7 +1966,9 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	char **argv = (char **)(elf_sp + 1);
 	char **envp = argv + argc + 1;
 	uint32_t envc = 0, execfn = 0, secure = 0;
-	struct start s = { .gate = 0, .name = 0, .libpath = 0, .ldpath = 0 };
+	uint32_t sp_low = (uint32_t)elf_sp;
+	struct start s = { .gate = 0, .name = 0, .libpath = 0, .ldpath = 0,
+			   .sp_low = &sp_low };
 
 	while (envp[envc])
 		envc++;
@@ -1974,11 +2019,14 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	int brk_trapped = set_brk(&s, hole_premapped, (uint32_t)sp, strings,
 				  arg_end, env_end);
 
+	int committed = 0;
+
 	if (brk_trapped || (plan->flags & STUB_F_DYNAMIC)) {
 		struct trap_rule rules[MAX_RULES];
 		unsigned nrules = trap_rules(rules);
 
 		commit(&s);
+		committed = 1;
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
 		/* Static programs: only brk is trapped, and dispatch may do it. */
@@ -1995,14 +2043,20 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		 * handler, SIGSYS would kill it; on_sigsys makes them.
 		 */
 		commit(&s);
+		committed = 1;
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
 	}
-	build_aout_frame(elf_sp, sp);
-	uint32_t low = stack_low(&s, elf_sp);
+	/* the stub's variables are only read once written (see struct start) */
+	if (committed && syscall_sp_low < sp_low)
+		sp_low = syscall_sp_low;
+	/* before build_aout_frame moves the pointer arrays over the auxv */
+	struct stack_dirty dirty = stack_dirty((uint32_t *)(envp + envc + 1), sp_low,
+					       (uint32_t)sp);
 
+	build_aout_frame(elf_sp, sp);
 	sp[-1] = plan->entry; /* where _start returns to, below the frame */
-	sp[-2] = low;         /* _start clears from here up to sp - 1 */
-	sp[-3] = ((uint32_t)(sp - 1) - low) / 4;
+	sp[-2] = dirty.low;   /* _start clears from here, */
+	sp[-3] = (dirty.high - dirty.low) / 4; /* so many words, then sp[-2..-3] */
 	return sp;
 }

@@ -25,10 +25,11 @@ _start:
 	/*
 	 * Below it: a_entry, kept at %esp until the ret, so that a signal
 	 * delivered on the way cannot write over it; then where the stack the
-	 * stub wrote begins, and how many words lie from there up to a_entry.
-	 * Those words are cleared (the two read here too), as the a.out
-	 * loader's stack below the frame was zero.  eflags is set first, DF
-	 * clear for stosl; what follows it changes no flag (mov, not xor).
+	 * stub and exec wrote begins, and how many words of it to clear (see
+	 * stack_dirty); the two words that said so are cleared after them,
+	 * as the a.out loader's stack below the frame was zero.  eflags is
+	 * set first, DF clear for stosl; what follows it changes no flag
+	 * (mov, not xor).
 	 */
 	leal	-4(%eax), %esp
 	movl	-4(%esp), %edi
@@ -37,6 +38,8 @@ _start:
 	popfl
 	movl	$0, %eax
 	rep stosl
+	movl	%eax, -4(%esp)
+	movl	%eax, -8(%esp)
 	movl	$0, %ebx
 	movl	$0, %edx
 	movl	$0, %esi
