@@ -954,15 +954,22 @@ static void check_program_headers(const struct conv *c, Elf *e,
 	for (size_t i = 0; i < c->p.nlibs; i++)
 		if (c->p.libs[i].embedded)
 			emb[nemb++] = i;
+	/* staged, the first region continues the stub: one PT_LOAD for both */
+	size_t joined = !c->p.direct && c->p.nregions > 0 &&
+			(pflags_of(c->p.regions[0].prot) & (PF_R | PF_X)) ==
+				(PF_R | PF_X);
+
 	CU_ASSERT_EQUAL(elf_getphdrnum(e, &nph), 0);
-	CHECK_U(nph, c->p.nregions + nemb + 2 + (c->p.noexec ? 1 : 0));
+	CHECK_U(nph, c->p.nregions + nemb + 2 + (c->p.noexec ? 1 : 0) - joined);
 	CHECK_U(eh->e_phoff, sizeof(Elf32_Ehdr));
 	CHECK_U(eh->e_phentsize, sizeof(Elf32_Phdr));
 
 	/* in address order: [regions where they belong,] the stub's code, the
-	 * staged regions, the embedded libraries, the stub's variables */
+	 * staged regions (the first maybe in the stub's), the embedded
+	 * libraries, the stub's variables */
 	size_t stub_at = c->p.direct ? c->p.nregions : 0;
 	size_t regions_at = c->p.direct ? 0 : 1;
+	size_t nregions = c->p.nregions - joined;
 	size_t nload = 0, nstack = 0;
 	uint64_t last_vaddr = 0;
 	for (size_t k = 0; k < nph; k++) {
@@ -975,10 +982,10 @@ static void check_program_headers(const struct conv *c, Elf *e,
 		}
 		if (k == stub_at)
 			i = c->p.nregions + nemb;
-		else if (k >= regions_at && k < regions_at + c->p.nregions)
-			i = k - regions_at;
-		else if (k < 1 + c->p.nregions + nemb)
-			i = k - 1;
+		else if (k >= regions_at && k < regions_at + nregions)
+			i = k - regions_at + joined;
+		else if (k < 1 + nregions + nemb)
+			i = k - 1 + joined;
 		else
 			i = c->p.nregions + nemb + 1; /* the variables */
 		if (ph.p_type == PT_LOAD) {
@@ -1041,10 +1048,15 @@ static void check_program_headers(const struct conv *c, Elf *e,
 						   c->l.region[ri].len - pl->filesz));
 			}
 		} else if (i == c->p.nregions + nemb) {
+			uint32_t end = c->l.stub_filesz;
+
+			if (joined)
+				end = c->l.region[0].stage + c->p.regions[0].vaddr % PAGE +
+				      c->p.regions[0].size - STUB_BASE;
 			CHECK_U(ph.p_offset, ELFW_STUB_OFFSET);
 			CHECK_U(ph.p_vaddr, STUB_BASE);
-			CHECK_U(ph.p_filesz, c->l.stub_filesz);
-			CHECK_U(ph.p_memsz, c->l.stub_filesz);
+			CHECK_U(ph.p_filesz, end);
+			CHECK_U(ph.p_memsz, end);
 			/* one mapping with the region staged behind it */
 			CHECK_U(ph.p_flags, PF_R | PF_X |
 					    (c->p.direct ? 0 :
@@ -1061,7 +1073,7 @@ static void check_program_headers(const struct conv *c, Elf *e,
 			CHECK_U(ph.p_flags, PF_R | PF_W);
 		}
 	}
-	CHECK_U(nload, c->p.nregions + nemb + 2);
+	CHECK_U(nload, nregions + nemb + 2);
 	CHECK_U(nstack, c->p.noexec ? 1 : 0);
 }
 
@@ -1705,13 +1717,13 @@ static void test_write_zmagic(void)
 		CHECK_U(c.l.nregions, 1);
 		CHECK_U(c.l.region[0].stage, c.l.stage_base);
 		CHECK_U(c.l.region[0].len, 0x3000);
-		CHECK_U(r.nph, 3);
-		/* the stub's code with the access of the region behind it */
+		CHECK_U(r.nph, 2);
+		/* the stub's code and the region behind it, with the region's access */
+		CHECK_U(off, ELFW_STUB_OFFSET + c.l.stage_base - STUB_BASE);
 		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
-			 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_W | PF_X);
-		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, off, c.l.stage_base, 0x3000,
-			 0x3000, PF_R | PF_W | PF_X);
-		CHECK_PH(rb_phdr(&r, 2), PT_LOAD, 0, STUB_BSS, 0,
+			 c.l.stage_base + 0x3000 - STUB_BASE,
+			 c.l.stage_base + 0x3000 - STUB_BASE, PF_R | PF_W | PF_X);
+		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, 0, STUB_BSS, 0,
 			 c.l.stub_bss_size, PF_R | PF_W);
 		CHECK_SH(rb_shdr(&r, ".aout2elf.bss"), SHT_NOBITS,
 			 SHF_ALLOC | SHF_WRITE, STUB_BSS, c.l.stub_bss_size);
@@ -1745,12 +1757,13 @@ static void test_write_zmagic(void)
 	if (conv_run(&c, &s, 1, SYMS_NONE) == 0 && rb_open(&c, &r) == 0) {
 		uint32_t off = c.l.region[0].page_off;
 
-		CHECK_U(r.nph, 4); /* with PT_GNU_STACK */
+		CHECK_U(r.nph, 3); /* with PT_GNU_STACK */
 		/* text and data share a mapping, which the code needs executable */
-		CHECK_U(rb_phdr(&r, 0).p_flags, PF_R | PF_W | PF_X);
-		CHECK_PH(rb_phdr(&r, 1), PT_LOAD, off, c.l.stage_base, 0x12ac,
-			 0x12ac, PF_R | PF_W | PF_X);
-		CHECK_U(rb_phdr(&r, 3).p_type, PT_GNU_STACK);
+		CHECK_U(off, ELFW_STUB_OFFSET + c.l.stage_base - STUB_BASE);
+		CHECK_PH(rb_phdr(&r, 0), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
+			 c.l.stage_base + 0x12ac - STUB_BASE,
+			 c.l.stage_base + 0x12ac - STUB_BASE, PF_R | PF_W | PF_X);
+		CHECK_U(rb_phdr(&r, 2).p_type, PT_GNU_STACK);
 		GElf_Shdr t = rb_shdr(&r, ".text"), d = rb_shdr(&r, ".data");
 		GElf_Shdr b = rb_shdr(&r, ".bss");
 		CHECK_SH(t, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR, 0,
@@ -1980,24 +1993,25 @@ static void test_write_embedded_libs(void)
 
 			uint32_t sb = c.l.stage_base;
 
-			CHECK_U(r.nph, 6 + noexec);
+			CHECK_U(r.nph, 5 + noexec);
+			/* the text staged right behind the stub, in its PT_LOAD */
+			CHECK_U(base, ELFW_STUB_OFFSET + sb - STUB_BASE);
 			CHECK_PH(rb_phdr(&r, 0), PT_LOAD, ELFW_STUB_OFFSET, STUB_BASE,
-				 c.l.stub_filesz, c.l.stub_filesz, PF_R | PF_X);
-			CHECK_PH(rb_phdr(&r, 1), PT_LOAD, base, sb, 0x2000,
-				 0x2000, PF_R | PF_X);
-			CHECK_PH(rb_phdr(&r, 2), PT_LOAD, base + 0x2000,
+				 sb + 0x2000 - STUB_BASE, sb + 0x2000 - STUB_BASE,
+				 PF_R | PF_X);
+			CHECK_PH(rb_phdr(&r, 1), PT_LOAD, base + 0x2000,
 				 sb + 0x2000, 0x1000, 0x1000,
 				 PF_R | PF_W | (noexec ? 0 : PF_X));
-			CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x3000,
+			CHECK_PH(rb_phdr(&r, 2), PT_LOAD, base + 0x3000,
 				 sb + 0x3000, 0x3000, 0x3000,
 				 PF_R | PF_W | PF_X);
-			CHECK_PH(rb_phdr(&r, 4), PT_LOAD, base + 0x6000,
+			CHECK_PH(rb_phdr(&r, 3), PT_LOAD, base + 0x6000,
 				 sb + 0x6000, 0x1234, 0x1234,
 				 PF_R | PF_W | PF_X);
-			CHECK_PH(rb_phdr(&r, 5), PT_LOAD, 0, STUB_BSS, 0,
+			CHECK_PH(rb_phdr(&r, 4), PT_LOAD, 0, STUB_BSS, 0,
 				 c.l.stub_bss_size, PF_R | PF_W);
 			if (noexec)
-				CHECK_U(rb_phdr(&r, 6).p_type, PT_GNU_STACK);
+				CHECK_U(rb_phdr(&r, 5).p_type, PT_GNU_STACK);
 
 			GElf_Shdr la = rb_shdr(&r, ".lib.libunita.so.4");
 			GElf_Shdr lb = rb_shdr(&r, ".lib.libunitb.so.1");
@@ -2062,9 +2076,9 @@ static void test_write_libs_not_embedded(void)
 		CHECK_U(c.l.end, c.l.region[0].page_off + 0x3000);
 	}
 	if (c.file && rb_open(&c, &r) == 0) {
-		CHECK_U(r.nph, 4);
+		CHECK_U(r.nph, 3);
 		CHECK_U(rb_phdr(&r, 0).p_vaddr, STUB_BASE);
-		CHECK_U(rb_phdr(&r, 3).p_vaddr, STUB_BSS);
+		CHECK_U(rb_phdr(&r, 2).p_vaddr, STUB_BSS);
 		CHECK_U(rb_shdr(&r, ".lib.libunita.so.4").sh_type, SHT_NULL);
 		CHECK_U(rb_shdr(&r, ".lib.libunitb.so.1").sh_type, SHT_NULL);
 		if (rb_plan(&c, &sp) == 0) {
