@@ -148,6 +148,16 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	}
 	map_line(out, STUB_BASE, STUB_BASE + stub_len,
 		 elfw_stub_prot(p), "aout2elf runtime stub, code");
+	/* the moves leave the staging mapped, without its pages (the stub's
+	 * move_pages); where the layout fails, conversion says why */
+	for (size_t i = 0; i < p->nregions && !p->direct && l.nregions; i++) {
+		char what[64];
+
+		snprintf(what, sizeof what, "%s staged, emptied at start",
+			 p->regions[i].name);
+		map_line(out, l.region[i].stage, l.region[i].stage + l.region[i].len,
+			 p->regions[i].prot, what);
+	}
 	map_line(out, STUB_BSS, STUB_BSS + bss_len, STUB_PROT_R | STUB_PROT_W,
 		 "aout2elf runtime stub, variables");
 }

@@ -11,6 +11,8 @@
  *			nothing is trapped, the rest is moot) or "brk: trapped,
  *			dispatch" or "brk: trapped, filter" (no syscall user
  *			dispatch: the filter from the start)
+ *	traps maps	prints /proc/self/maps (the test compares it with
+ *			aout2elf --info)
  *	traps budget	Seccomp 0 at start, 2 after 20 getpid calls; brk
  *	traps refused	a grow past 64 KiB that the kernel refuses (run it
  *			under ulimit -d 1024) leaves brk where it was, under
@@ -701,10 +703,22 @@ static int nothing(void)
 	return 0;
 }
 
+/* /proc/self/maps on stdout, for comparing with aout2elf --info. */
+static int maps(void)
+{
+	static char buf[16384];
+
+	if (read_proc("/proc/self/maps", buf, sizeof buf) <= 0)
+		return fail(2, "cannot read /proc/self/maps");
+	fx_puts(1, buf);
+	return 0;
+}
+
 static const struct mode {
 	const char *name;
 	int (*run)(void);
 } modes[] = {
+	{ "maps", maps },
 	{ "budget", budget }, { "refused", refused }, { "fork", forked },
 	{ "nested", nested },
 	{ "mask", mask }, { "blockall", blockall }, { "inherited", inherited },
@@ -740,7 +754,7 @@ int fixture_main(uint32_t *entry_sp)
 	if (argc == 2 && fx_streq(argv[1], "probe"))
 		return probe();
 	if (argc != 2 || !(m = find_mode(modes, N_OF(modes), argv[1])))
-		return fail(1, "usage: traps probe|budget|refused|fork|nested|mask|blockall|"
+		return fail(1, "usage: traps probe|maps|budget|refused|fork|nested|mask|blockall|"
 			       "inherited|sigsys|sigsys-default|exec[-ignoring|-blocking] PATH");
 	if ((r = m->run()) == 0)
 		fx_puts(1, "traps: ok\n");

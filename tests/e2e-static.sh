@@ -460,6 +460,34 @@ if [ -f "$B/traps.qmagic" ] && command -v readelf >/dev/null 2>&1; then
 else
 	skip "$desc (traps.qmagic not converted, or no readelf)"
 fi
+# The moves leave the staging mapped (MREMAP_DONTUNMAP), where the staged
+# data counts against the limit a second time: a program that fits
+# without it runs.  From the least limit it fits in up to one that also
+# holds that second count, the stub meets both ways out: the move
+# refused (then made plainly) and bss refused after it (then the staging
+# is given back).
+for M in qmagic zmagic omagic; do
+	desc="$M: traps probe starts with any data size limit its writable PT_LOADs and bss fit in"
+	if [ ! -f "$B/traps.$M" ] || ! command -v readelf >/dev/null 2>&1; then
+		skip "$desc (traps.$M not converted, or no readelf)"
+		continue
+	fi
+	bss=$(od -An -tu4 -j12 -N4 "$TESTDATA/traps.$M.aout" | tr -d ' ')
+	writable=$(writable_kib "$B/traps.$M")
+	least=$((writable + (bss + 4095) / 4096 * 4))
+	failed=""
+	for limit in $(seq "$least" 4 $((least + writable))); do
+		run bash -c 'ulimit -d "$1" && exec "$0" probe' "$B/traps.$M" "$limit"
+		# brk is exact, or trapped where the zero pages up to 64 KiB did not fit
+		grep -q '^brk: ' "$OUT" && [ "$st" = 0 ] ||
+			failed="$failed $limit ($(run_status): $(head -c 200 "$ERR"))"
+	done
+	if [ -z "$failed" ]; then
+		ok "$desc ($least to $((least + writable)) KiB)"
+	else
+		not_ok "$desc" "fails at ulimit -d$failed"
+	fi
+done
 
 # ---- --info names the stub's real extent ----
 # (its code's PT_LOAD also carries the text staged behind it, which the
@@ -488,6 +516,48 @@ for part in "code 0x80000000 .aout2elf.stub" "variables 0xb0000000 .aout2elf.bss
 		ok "$desc"
 	else
 		not_ok "$desc" "--info says $info_end, $section (0x$size bytes) ends at $want_end"
+	fi
+done
+
+# ---- --info's load map is what the running program has ----
+# Every mapping of the program's from the stub up (the stub, the staging
+# its moves leave, its variables) lies within lines of --info, and every
+# such line of --info within a mapping.
+for M in qmagic zmagic; do
+	desc="$M: --info's lines from 0x80000000 up match /proc/PID/maps of traps"
+	if [ ! -f "$B/traps.$M" ]; then
+		skip "$desc (traps.$M not converted)"
+		continue
+	fi
+	run "$B/traps.$M" maps
+	info=$("$AOUT2ELF" --info "$TESTDATA/traps.$M.aout" |
+		awk '$1 ~ /^0x[89ab]/ { print $1, $2 }')
+	maps=$(awk -F'[- ]' '$1 ~ /^[89ab]/ { print "0x" $1, "0x" $2 }' "$OUT")
+	why=$(
+		covered() { # START END LINES: [START, END) lies in one of LINES
+			local s e
+			while read -r s e; do
+				[ $(($1)) -ge $((s)) ] && [ $(($2)) -le $((e)) ] && return 0
+			done <<<"$3"
+			return 1
+		}
+		while read -r s e; do
+			covered "$s" "$e" "$maps" || echo "--info's $s-$e is not mapped"
+		done <<<"$info"
+		# a mapping may span several lines (the kernel merges them)
+		while read -r s e; do
+			inside=0
+			while read -r is ie; do
+				[ $((is)) -ge $((s)) ] && [ $((ie)) -le $((e)) ] &&
+					inside=$((inside + ie - is))
+			done <<<"$info"
+			[ "$inside" = $((e - s)) ] || echo "mapping $s-$e is not all in --info"
+		done <<<"$maps"
+	)
+	if [ "$st" = 0 ] && [ -n "$info" ] && [ -n "$maps" ] && [ -z "$why" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "$(run_status); ${why:-no lines}; maps: $(tr '\n' ' ' <"$OUT" | head -c 600)"
 	fi
 done
 
