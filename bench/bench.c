@@ -24,7 +24,8 @@
  *
  *  1. start-up: benchprog doing nothing, native ELF against each a.out
  *     kind converted (times, and the page faults of a run, counted), and
- *     the native one making the address-space changes the stub makes;
+ *     the native one trapping its exit as the stub traps where brk is
+ *     trapped (what trapping alone costs a start);
  *     QMAGIC converted with --direct (the kernel maps the segments, the
  *     stub moves nothing) against native, trapped and by prctl: what the
  *     staging costs;
@@ -665,8 +666,8 @@ static void startup_pair(const char *row, const char *what, struct cmd a,
 
 static void bench_startup(void)
 {
-	struct variant v[10] = { { 0 } };
-	int ok[10] = { 0 }, nv = 0;
+	struct variant v[11] = { { 0 } };
+	int ok[11] = { 0 }, nv = 0;
 	char *native_small = prog("benchprog-native-small");
 	char *native_data = prog("benchprog-native-bigdata");
 
@@ -690,9 +691,9 @@ static void bench_startup(void)
 		v[nv].name = "bigdata-qmagic";
 		v[nv++].cmd = cmd_of(e, NULL);
 	}
-	/* the native program making the stub's address-space changes */
-	v[nv].name = "native-moves";
-	v[nv++].cmd = cmd_of(native_small, "moves", "2", NULL);
+	/* the native program trapping its exit as the stub would */
+	v[nv].name = "native-dispatch";
+	v[nv++].cmd = cmd_of(native_small, "dispatch", NULL);
 	/* --direct: the kernel maps the segments, the stub moves nothing */
 	{
 		char *s = in_work("small.qmagic.direct");
@@ -705,10 +706,13 @@ static void bench_startup(void)
 		v[nv].name = "bigdata-qmagic-direct";
 		v[nv++].cmd = cmd_of(b, NULL);
 	}
+	/* the native program using the vDSO once, as the stub does */
+	v[nv].name = "native-vdso";
+	v[nv++].cmd = cmd_of(native_small, "vdso", NULL);
 	/* Only what runs here is timed: ZMAGIC, NMAGIC and OMAGIC need page 0. */
-	char *whynot[10] = { 0 };
-	struct variant run[10];
-	int idx[10], nrun = 0;
+	char *whynot[11] = { 0 };
+	struct variant run[11];
+	int idx[11], nrun = 0;
 	for (int i = 0; i < nv; i++) {
 		ok[i] = works(v[i].cmd.v, NULL, &whynot[i]);
 		if (ok[i]) {
@@ -745,19 +749,29 @@ static void bench_startup(void)
 	else
 		skip_row("qmagic 64K data --direct (prctl) / native", whynot[9]);
 	/*
-	 * What the machine charges for the stub's moves where brk is set by
-	 * prctl (mremap of text, of data, mmap of bss; one mremap fewer on
-	 * Linux 6.17 and later), against the whole difference.
+	 * What trapping alone costs a start (a SIGSYS handler, SIGSYS
+	 * unblocked, syscall user dispatch, the exit a SIGSYS): the part of
+	 * the trapped rows that no layout of the image can save, set beside
+	 * what the stub adds where brk is set by prctl.
 	 */
 	if (ok[7]) {
-		double moves = med(&run[idx[7]]);
+		double trapped = med(&run[idx[7]]);
 		struct row *r;
 
-		ratio_row("native + mmap, 2 mremap (the stub's) / native", moves, nat, 0,
+		ratio_row("native + dispatch, exit trapped / native", trapped, nat, 0,
 			  rounds);
-		r = add_row("  what those 3 calls cost");
-		r->a = xasprintf("%+.1f us", (moves - nat) * 1e6);
+		r = add_row("  what trapping costs");
+		r->a = xasprintf("%+.1f us", (trapped - nat) * 1e6);
 		r->runs = xasprintf("%d", rounds);
+		if (ok[10]) {
+			double vdso = med(&run[idx[10]]);
+
+			ratio_row("native + one call through the vDSO / native", vdso,
+				  nat, 0, rounds);
+			r = add_row("  trapping beyond the vDSO's first use");
+			r->a = xasprintf("%+.1f us", (trapped - vdso) * 1e6);
+			r->runs = xasprintf("%d", rounds);
+		}
 		if (ok[6]) {
 			r = add_row("  qmagic 64K data: converted - native");
 			r->a = xasprintf("%+.1f us",
@@ -765,7 +779,7 @@ static void bench_startup(void)
 			r->runs = xasprintf("%d", rounds);
 		}
 	} else {
-		skip_row("native + mmap, 2 mremap (the stub's) / native", whynot[7]);
+		skip_row("native + dispatch, exit trapped / native", whynot[7]);
 	}
 	/* what the times above are made of, counted: the same on every run */
 	for (int k = 0; k < 4; k++)

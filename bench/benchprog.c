@@ -16,9 +16,17 @@
  *	                          shrinks it again, one brk call per page
  *	                          (32 brk calls a round, 1 + 32 N in all);
  *	                          exits 0 when every brk did what it should
- *	benchprog moves N         maps a page and moves it N times with
- *	                          mremap, none of it touched: what address-
- *	                          space changes like the stub's cost here
+ *	benchprog vdso            (native only) one getpid through the vDSO,
+ *	                          then exits: the first use of the vDSO,
+ *	                          which the stub makes at every start
+ *	benchprog dispatch        (native only) traps its own exit as the
+ *	                          stub traps a program's calls where brk is
+ *	                          trapped: a SIGSYS handler, SIGSYS
+ *	                          unblocked, syscall user dispatch on, then
+ *	                          exit, which the handler makes, each of
+ *	                          those calls through the vDSO as the stub's:
+ *	                          what trapping costs a start, whatever else
+ *	                          the stub does
  *	benchprog pause           reads every page of TEXT_TABLE (16 KiB of
  *	                          read-only data in the text) and of the data,
  *	                          writes "R" on stdout and waits for EOF on
@@ -27,14 +35,14 @@
  *
  * BENCH_DATA and BENCH_BSS (bytes of initialised data and of bss, from the
  * build) decide which way the converted program's brk goes.  The stub sets
- * brk exactly with prctl(PR_SET_MM_MAP) only when the a.out data ends at
- * or above 64 KiB (the kernel refuses smaller values in the map, and the
- * stub tests end_data); otherwise it emulates brk through a seccomp trap, a
- * SIGSYS per brk call.  The builds:
+ * brk exactly with prctl(PR_SET_MM_MAP) where brk is at or above 64 KiB
+ * (the kernel refuses smaller values in the map); below, the program's
+ * brk calls are trapped (syscall user dispatch, then a seccomp filter: a
+ * SIGSYS for each).  The builds:
  *
  *   small    4 KiB data, 4 KiB bss: brk below 64 KiB, trapped
- *   bigbss   4 KiB data, 128 KiB bss: brk above 64 KiB, but the data ends
- *            below it, so brk is still trapped
+ *   bigbss   4 KiB data, 128 KiB bss: brk above 64 KiB, prctl (the data
+ *            fields below 64 KiB raised)
  *   bigdata  64 KiB data, 4 KiB bss: data and brk above 64 KiB, prctl
  *
  * The entry stack differs by format (the a.out frame is argc, argv, envp;
@@ -42,7 +50,8 @@
  * (in the a.out frame [esp+4] is esp+12), so the code is the same in both.
  *
  * Exit status: 0 done; 2 a brk that grew the heap failed, 3 one that shrank
- * it, 4 bad arguments, 5 the tables read back wrong, 6 a map or move failed.
+ * it, 4 bad arguments, 5 the tables read back wrong, 6 dispatch could not
+ * be set up.
  */
 #include "fixture.h"
 
@@ -112,29 +121,63 @@ static int heap(uint32_t rounds)
 	return 0;
 }
 
-#define SYS_old_mmap 90
-#define SYS_mremap 163
-#define MOVES_AT 0x50000000u /* far from the program, the stack and the vDSO */
+#define AT_NULL 0
+#define AT_SYSINFO 32
+#define SYS_getpid 20
+#define SYS_prctl 172
+#define SYS_rt_sigaction 174
+#define SYS_rt_sigprocmask 175
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#define SIGSYS 31
 
-static int moves(uint32_t n)
+static uint32_t vsyscall;         /* __kernel_vsyscall, from AT_SYSINFO */
+static volatile uint8_t selector; /* 0: calls go through, 1: dispatched */
+
+static long vsys(long n, long a, long b, long c, long d, long e)
 {
-	/* old_mmap: addr, len, PROT_READ|WRITE, MAP_PRIVATE|ANONYMOUS|FIXED, fd, off */
-	uint32_t args[6] = { MOVES_AT, PAGE, 3, 0x32, (uint32_t)-1, 0 };
-	uint32_t at = MOVES_AT;
+	long r;
+	__asm__ volatile("call *%1"
+			 : "=a"(r)
+			 : "m"(vsyscall), "0"(n), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+			 : "memory");
+	return r;
+}
 
-	if ((uint32_t)sys1(SYS_old_mmap, (long)args) != at)
+static void on_sigsys(int sig)
+{
+	(void)sig;
+	selector = 0;
+	for (;;)
+		vsys(SYS_exit, 0, 0, 0, 0, 0);
+}
+
+/* AT_SYSINFO from the ELF entry stack into vsyscall; 0 if there is none */
+static uint32_t find_vsyscall(uint32_t *entry_sp)
+{
+	uint32_t *p = entry_sp + 1 + entry_sp[0] + 1; /* past argv */
+
+	while (*p++)
+		; /* past envp */
+	for (; p[0] != AT_NULL; p += 2)
+		if (p[0] == AT_SYSINFO)
+			vsyscall = p[1];
+	return vsyscall;
+}
+
+static int dispatch(uint32_t *entry_sp)
+{
+	/* SA_SIGINFO, as the stub's (its frame is the larger); no return */
+	uint32_t act[4] = { (uint32_t)on_sigsys, 4, 0, 0 };
+	uint32_t set[2] = { 1u << (SIGSYS - 1), 0 };
+
+	if (!find_vsyscall(entry_sp))
 		return 6;
-	for (uint32_t i = 1; i <= n; i++) {
-		uint32_t to = MOVES_AT + (i % 64) * 0x100000u;
-
-		if (to == at)
-			to += PAGE;
-		/* MREMAP_MAYMOVE | MREMAP_FIXED */
-		if ((uint32_t)sys5(SYS_mremap, (long)at, PAGE, PAGE, 3, (long)to) != to)
-			return 6;
-		at = to;
-	}
-	return 0;
+	if (vsys(SYS_rt_sigaction, SIGSYS, (long)act, 0, 8, 0) ||
+	    vsys(SYS_rt_sigprocmask, 1 /* SIG_UNBLOCK */, (long)set, 0, 8, 0) ||
+	    vsys(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, 1, 0, 0, (long)&selector))
+		return 6;
+	selector = 1;
+	sys_exit(0); /* int $0x80, as the a.out code's: a SIGSYS */
 }
 
 static int pause_for_driver(void)
@@ -166,7 +209,9 @@ int fixture_main(uint32_t *entry_sp)
 		return heap(n);
 	if (fx_streq(argv[1], "pause") && argc == 2)
 		return pause_for_driver();
-	if (fx_streq(argv[1], "moves") && argc == 3 && parse_u32(argv[2], &n) == 0)
-		return moves(n);
+	if (fx_streq(argv[1], "dispatch") && argc == 2 && argv == (char **)(entry_sp + 1))
+		return dispatch(entry_sp);
+	if (fx_streq(argv[1], "vdso") && argc == 2 && argv == (char **)(entry_sp + 1))
+		return find_vsyscall(entry_sp) && vsys(SYS_getpid, 0, 0, 0, 0, 0) > 0 ? 0 : 6;
 	return 4;
 }
