@@ -2005,6 +2005,22 @@ static struct stack_dirty stack_dirty(const uint32_t *auxv, uint32_t sp_low,
 	return (struct stack_dirty){ (sp_low - STACK_MARGIN) & ~3u, (top + 3) & ~3u };
 }
 
+/*
+ * The filter from the start.  Its rules live in this frame, not in
+ * stub_main's: every start would otherwise reach 460 bytes further down
+ * the stack, and the deeper the stub reaches below the ELF frame, the
+ * more often it crosses into a page exec never touched (a fault, and a
+ * page, each time).
+ */
+static void start_filter(void)
+{
+	struct trap_rule rules[MAX_RULES];
+
+	install_traps(rules, trap_rules(rules));
+	/* started with SIGSYS ignored: exec hands that on too */
+	trap_exec_from_now();
+}
+
 uint32_t *stub_main(uint32_t *elf_sp)
 {
 	uint32_t argc = elf_sp[0];
@@ -2067,19 +2083,13 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	int committed = 0;
 
 	if (brk_trapped || (plan->flags & STUB_F_DYNAMIC)) {
-		struct trap_rule rules[MAX_RULES];
-		unsigned nrules = trap_rules(rules);
-
 		commit(&s);
 		committed = 1;
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
 		/* Static programs: only brk is trapped, and dispatch may do it. */
-		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch()) {
-			install_traps(rules, nrules);
-			/* started with SIGSYS ignored: exec hands that on too */
-			trap_exec_from_now();
-		}
+		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch())
+			start_filter();
 	} else if (start_call(&s, NR_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == 2) {
 		/*
 		 * A converted parent's filter, inherited across exec: it traps
