@@ -36,6 +36,13 @@
 
 #define STUB_PAGE 4096u
 
+/*
+ * The lowest brk the kernel takes in PR_SET_MM_MAP on most kernels
+ * (CONFIG_LSM_MMAP_MIN_ADDR): a brk below it is "hybrid" (see the stub's
+ * set_brk), with zero pages mapped from the brk page up to it.
+ */
+#define STUB_BRK_FLOOR 0x10000u
+
 #define STUB_MAGIC      0x53453241u /* "A2ES" */
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
 #define STUB_ABI_VERSION 3u

@@ -297,7 +297,7 @@ static uint32_t moves_joined(const struct start *s, uint32_t i)
  * needs zero pages from the brk page up to 64 KiB: they are mapped with
  * bss, in the same call, and given back if the kernel takes the exact brk.
  */
-#define PRCTL_MIN 0x10000u
+#define PRCTL_MIN STUB_BRK_FLOOR
 
 static int hole_follows(const struct stub_map *m)
 {
