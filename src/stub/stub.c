@@ -248,8 +248,8 @@ static void commit(const struct start *s)
  * MREMAP_DONTUNMAP leaves the staging mapped (emptied: its pages moved,
  * what is read there comes from the file again) instead of taking it
  * apart: splitting the stub's mapping from the text behind it and
- * removing the data's costs more than the move itself (2.5-3 us of a
- * start of about 190).  Linux 5.13 and later take it for a file mapping;
+ * removing the data's costs more than the move itself (about 3 us of a
+ * start of 165-190 here).  Linux 5.13 and later take it for a file mapping;
  * older kernels say EINVAL.  The staging left counts against RLIMIT_AS
  * and (the data) RLIMIT_DATA, so a limit the program fits in without it
  * says ENOMEM.  Either way the plain move follows, and its error is the
@@ -1990,16 +1990,16 @@ static struct stack_dirty stack_dirty(const uint32_t *auxv, uint32_t sp_low,
 	for (av = auxv; av[0] != AT_NULL; av += 2) {
 		uint32_t end = 0;
 
+		/* these lie under the strings (AT_EXECFN points into them) */
 		if (av[0] == AT_RANDOM)
 			end = av[1] + 16;
 		else if (av[0] == AT_PLATFORM || av[0] == AT_BASE_PLATFORM)
 			end = av[1] + (uint32_t)str_len((const char *)av[1]) + 1;
-		/* only what lies under the a.out frame: AT_EXECFN and the
-		 * like point into the strings, which stay */
-		if (end > top && end <= aout_sp)
+		if (end > top)
 			top = end;
 	}
-	/* the word under the frame is a_entry, for _start's ret */
+	/* what reaches into the a.out frame is overwritten by it; the word
+	 * under the frame is a_entry, for _start's ret */
 	if (top > aout_sp - 4)
 		top = aout_sp - 4;
 	return (struct stack_dirty){ (sp_low - STACK_MARGIN) & ~3u, (top + 3) & ~3u };
