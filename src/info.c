@@ -127,10 +127,9 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 		map_line(out, p->zero[i].vaddr, p->zero[i].vaddr + p->zero[i].size,
 			 p->zero[i].prot, "bss, zero pages");
 	/* a brk below the floor: the stub maps the pages up to it (set_brk) */
-	uint32_t brk_page = (uint32_t)(((uint64_t)p->brk + STUB_PAGE - 1) &
-				       ~(uint64_t)(STUB_PAGE - 1));
+	uint64_t brk_page = ((uint64_t)p->brk + STUB_PAGE - 1) & ~(uint64_t)(STUB_PAGE - 1);
 	if (brk_page < STUB_BRK_FLOOR)
-		map_line(out, brk_page, STUB_BRK_FLOOR,
+		map_line(out, (uint32_t)brk_page, STUB_BRK_FLOOR,
 			 STUB_PROT_R | STUB_PROT_W | (p->noexec ? 0 : STUB_PROT_X),
 			 "zero pages up to 64 KiB, unless brk is exact");
 	for (size_t i = 0; i < p->nlibs; i++) {

@@ -90,12 +90,14 @@ struct start {
 	uint32_t *sp_low;    /* lowest %esp of a start_call (see stack_dirty) */
 };
 
-static inline uint32_t current_sp(void)
+/* *low = the lowest %esp seen so far (0: none yet); see stack_dirty. */
+static inline void note_sp(uint32_t *low)
 {
 	uint32_t sp;
 
 	__asm__ volatile("movl %%esp, %0" : "=r"(sp));
-	return sp;
+	if (sp < *low || !*low)
+		*low = sp;
 }
 
 /* Lowest %esp of a stub_syscall; a variable, so read only once committed. */
@@ -104,20 +106,14 @@ static uint32_t syscall_sp_low;
 static long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
 			 long a6)
 {
-	uint32_t sp = current_sp();
-
-	if (sp < syscall_sp_low || !syscall_sp_low)
-		syscall_sp_low = sp;
+	note_sp(&syscall_sp_low);
 	return stub_syscall_via(stub_sysinfo, nr, a1, a2, a3, a4, a5, a6);
 }
 
 static long start_call(const struct start *s, long nr, long a1, long a2, long a3,
 		       long a4, long a5, long a6)
 {
-	uint32_t sp = current_sp();
-
-	if (sp < *s->sp_low)
-		*s->sp_low = sp;
+	note_sp(s->sp_low);
 	return stub_syscall_via(s->gate, nr, a1, a2, a3, a4, a5, a6);
 }
 
