@@ -26,6 +26,9 @@
  *	traps nested	a SIGALRM handler that calls brk and write interrupts
  *			a read the stub is making for the program; still
  *			Seccomp 0 afterwards
+ *	traps registers	a trapped brk and a dispatched call keep every register
+ *			but eax, eflags and the FPU and SSE state, under dispatch
+ *			and under the filter
  *	traps mask	rt_sigprocmask as the first call: its effect stays
  *	traps blockall	every signal blocked (sigprocmask, a handler's
  *			sa_mask, sigsuspend): brk still works, the masks read
@@ -55,7 +58,8 @@
  * failed or did not run, 9 the signal mask did not stay, 10 execve failed,
  * 11 a SIGSYS disposition was not what was set, 12 a sent SIGSYS did not
  * do what the disposition says, 13 a mask read back is not what was set,
- * 14 a bad pointer did not give EFAULT.
+ * 14 a bad pointer did not give EFAULT, 15 a trapped call changed a register
+ * other than eax, eflags or the FPU or SSE state.
  */
 #include "fixture.h"
 
@@ -198,6 +202,119 @@ static int budget(void)
 	int r;
 
 	if ((r = expect_seccomp(0)) || (r = past_the_budget()) || (r = check_brk()))
+		return r;
+	return 0;
+}
+
+/*
+ * Everything a trapped call must leave as the kernel would: every general
+ * register but eax, eflags (CF and DF set going in), the x87 stack and
+ * control word, the SSE registers and MXCSR.  The kernel hands the stub's
+ * handler a clean FPU; only a correct return gives the program its own
+ * back.  One call, made with these registers, and fxsave images of before
+ * and after.
+ */
+/* global: the asm below names them */
+uint8_t fx_before[512] __attribute__((aligned(16)));
+uint8_t fx_after[512] __attribute__((aligned(16)));
+uint32_t regs_after[8]; /* eax ebx ecx edx esi edi ebp eflags */
+const uint32_t pattern[16] __attribute__((aligned(16))) = {
+	0x01234567, 0x89abcdef, 0xdeadbeef, 0x0badf00d, 0x11111111, 0x22222222,
+	0x33333333, 0x44444444, 0x55555555, 0x66666666, 0x77777777, 0x88888888,
+	0x99999999, 0xaaaaaaaa, 0xbbbbbbbb, 0xcccccccc,
+};
+const uint16_t odd_fcw = 0x0c7f;   /* round toward zero, 24-bit */
+const uint32_t odd_mxcsr = 0x7f80; /* round toward zero */
+uint32_t saved_ebp, saved_esp;
+
+static void call_with_registers(uint32_t nr, uint32_t arg)
+{
+	__asm__ volatile(
+		".arch pentium4\n\t"
+		"movl %%ebp, saved_ebp\n\t"
+		"movl %%esp, saved_esp\n\t"
+		"fninit\n\t"
+		"fldcw odd_fcw\n\t"
+		"fldpi\n\tfld1\n\tfldl2e\n\tfldln2\n\t"
+		"ldmxcsr odd_mxcsr\n\t"
+		"movdqa pattern, %%xmm0\n\t"
+		"movdqa pattern+16, %%xmm1\n\t"
+		"movdqa pattern+32, %%xmm2\n\t"
+		"movdqa pattern+48, %%xmm7\n\t"
+		"fxsave fx_before\n\t"
+		"movl $0x5a5a0001, %%ecx\n\t"
+		"movl $0x5a5a0002, %%edx\n\t"
+		"movl $0x5a5a0003, %%esi\n\t"
+		"movl $0x5a5a0004, %%edi\n\t"
+		"movl $0x5a5a0005, %%ebp\n\t"
+		"stc\n\tstd\n\t"
+		"int $0x80\n\t"
+		"pushfl\n\t"
+		"cld\n\t"
+		"popl regs_after+28\n\t"
+		"movl %%eax, regs_after\n\t"
+		"movl %%ebx, regs_after+4\n\t"
+		"movl %%ecx, regs_after+8\n\t"
+		"movl %%edx, regs_after+12\n\t"
+		"movl %%esi, regs_after+16\n\t"
+		"movl %%edi, regs_after+20\n\t"
+		"movl %%ebp, regs_after+24\n\t"
+		"fxsave fx_after\n\t"
+		"fninit\n\t"
+		"movl saved_ebp, %%ebp\n\t"
+		"movl saved_esp, %%esp\n\t"
+		".arch i386\n\t"
+		: "+a"(nr), "+b"(arg)
+		:
+		: "ecx", "edx", "esi", "edi", "memory", "cc");
+}
+
+/* fxsave's bytes that the call must keep: FCW FSW FTW, MXCSR, ST0-7, XMM0-7 */
+static int fx_kept(void)
+{
+	static const struct { uint16_t from, to; } kept[] = {
+		{ 0, 5 }, { 24, 28 }, { 32, 288 },
+	};
+
+	for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+		for (uint32_t i = kept[k].from; i < kept[k].to; i++)
+			if (fx_before[i] != fx_after[i])
+				return 0;
+	return 1;
+}
+
+static int registers_kept(uint32_t nr, uint32_t arg, uint32_t want_eax, const char *what)
+{
+	static const uint32_t want[6] = { 0x5a5a0001, 0x5a5a0002, 0x5a5a0003,
+					  0x5a5a0004, 0x5a5a0005, 0 };
+
+	call_with_registers(nr, arg);
+	if (regs_after[0] != want_eax || regs_after[1] != arg)
+		return fail(15, what);
+	for (int i = 0; i < 5; i++)
+		if (regs_after[2 + i] != want[i])
+			return fail(15, what);
+	if ((regs_after[7] & 0x401u) != 0x401u) /* DF, CF */
+		return fail(15, what);
+	if (!fx_kept())
+		return fail(15, what);
+	return 0;
+}
+
+static int registers(void)
+{
+	int r;
+	uint32_t pid = (uint32_t)sys_getpid();
+
+	if ((r = registers_kept(SYS_brk, 0, aout_expected_brk,
+				"registers changed by a brk call under dispatch")) ||
+	    (r = registers_kept(SYS_getpid, 0, pid,
+				"registers changed by a call dispatch made")) ||
+	    (r = expect_seccomp(0)) || (r = past_the_budget()) ||
+	    (r = registers_kept(SYS_brk, 0, aout_expected_brk,
+				"registers changed by a brk call under the filter")) ||
+	    (r = registers_kept(SYS_getpid, 0, pid,
+				"registers changed by a call under the filter")))
 		return r;
 	return 0;
 }
@@ -720,7 +837,7 @@ static const struct mode {
 } modes[] = {
 	{ "maps", maps },
 	{ "budget", budget }, { "refused", refused }, { "fork", forked },
-	{ "nested", nested },
+	{ "nested", nested }, { "registers", registers },
 	{ "mask", mask }, { "blockall", blockall }, { "inherited", inherited },
 	{ "sigsys", sigsys }, { "sigsys-default", sigsys_default },
 }, exec_modes[] = {
@@ -754,7 +871,7 @@ int fixture_main(uint32_t *entry_sp)
 	if (argc == 2 && fx_streq(argv[1], "probe"))
 		return probe();
 	if (argc != 2 || !(m = find_mode(modes, N_OF(modes), argv[1])))
-		return fail(1, "usage: traps probe|maps|budget|refused|fork|nested|mask|blockall|"
+		return fail(1, "usage: traps probe|maps|budget|refused|fork|nested|registers|mask|blockall|"
 			       "inherited|sigsys|sigsys-default|exec[-ignoring|-blocking] PATH");
 	if ((r = m->run()) == 0)
 		fx_puts(1, "traps: ok\n");

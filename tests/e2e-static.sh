@@ -396,6 +396,8 @@ for M in $MAGICS; do
 			traps 0 $'traps: ok\n' budget
 		runcheck "$M: run traps nested (a signal handler's brk inside a dispatched read)" \
 			traps 0 $'traps: ok\n' nested
+		runcheck "$M: run traps registers (a trapped call keeps every register, eflags, x87 and SSE state)" \
+			traps 0 $'traps: ok\n' registers
 		runcheck "$M: run traps sigsys (its own SIGSYS handler, under dispatch and the filter)" \
 			traps 0 $'traps: ok\n' sigsys
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \

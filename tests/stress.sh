@@ -43,10 +43,14 @@ if command -v strace >/dev/null 2>&1; then
 	check "under strace: runs unchanged" grep -qx 'startup: ok' "$tmp/strace.out"
 	check "under strace: the stub's mremap is visible" grep -q 'mremap(0x800' "$tmp/strace.log"
 	# brk trapped by dispatch, then the filter; a child across the switch
-	for t in budget fork; do
+	for t in budget fork registers; do
 		run_capture "$tmp/strace-$t" strace -f -o "$tmp/strace-$t.log" "$tmp/traps" "$t"
 		check "under strace: traps $t runs unchanged" grep -qx 'traps: ok' "$tmp/strace-$t.out"
 	done
+	# the stub returns from a trap it answered by registers alone itself
+	check "under strace: trapped calls, and no rt_sigreturn after them" \
+		sh -c "grep -q 'SIGSYS.*__NR_brk' '$tmp/strace-registers.log' &&
+		       ! grep -q rt_sigreturn '$tmp/strace-registers.log'"
 else
 	skip "strace not installed"
 fi
