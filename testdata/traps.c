@@ -248,7 +248,8 @@ static void call_with_registers(uint32_t nr, uint32_t arg)
 		"movl $0x5a5a0004, %%edi\n\t"
 		"movl $0x5a5a0005, %%ebp\n\t"
 		"stc\n\tstd\n\t"
-		"int $0x80\n\t"
+		".globl trapped_call\n"
+		"trapped_call: int $0x80\n\t" /* for a breakpoint (stress.sh) */
 		"pushfl\n\t"
 		"cld\n\t"
 		"popl regs_after+28\n\t"

@@ -72,6 +72,19 @@ if command -v gdb >/dev/null 2>&1; then
 		--args "$tmp/traps" budget >"$tmp/gdb3.out" 2>&1 </dev/null
 	check "gdb: a program whose calls are dispatched runs to the end (handle SIGSYS nostop)" \
 		sh -c "grep -qx 'traps: ok' '$tmp/gdb3.out' && grep -q 'exited normally' '$tmp/gdb3.out'"
+	# a breakpoint on a trapped call: stepped over in place, it stays trapped
+	# (README: displaced stepping would run it in the stub's range)
+	if ! grep -q 'No hardware breakpoint support' "$tmp/gdb2.out"; then
+		gdb -nx -batch -ex 'set displaced-stepping off' \
+			-ex 'handle SIGSYS nostop noprint pass' -ex starti \
+			-ex 'hbreak *trapped_call' -ex continue -ex 'info symbol $pc' \
+			-ex delete -ex continue \
+			--args "$tmp/traps" registers >"$tmp/gdb4.out" 2>&1 </dev/null
+		check "gdb: a breakpoint on a trapped call, then on: the call keeps the program's state" \
+			sh -c "grep -q '^trapped_call in section' '$tmp/gdb4.out' &&
+			       grep -qx 'traps: ok' '$tmp/gdb4.out' &&
+			       grep -q 'exited normally' '$tmp/gdb4.out'"
+	fi
 else
 	skip "gdb not installed"
 fi
