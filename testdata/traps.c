@@ -209,7 +209,8 @@ static int budget(void)
 /*
  * Everything a trapped call must leave as the kernel would: every general
  * register but eax, eflags (CF and DF set going in), the x87 stack and
- * control word, the SSE registers and MXCSR.  The kernel hands the stub's
+ * control word, the SSE registers and MXCSR, and where there is AVX, the
+ * upper half of a ymm register.  The kernel hands the stub's
  * handler a clean FPU; only a correct return gives the program its own
  * back.  One call, made with these registers, and fxsave images of before
  * and after.
@@ -226,11 +227,36 @@ const uint32_t pattern[16] __attribute__((aligned(16))) = {
 const uint16_t odd_fcw = 0x0c7f;   /* round toward zero, 24-bit */
 const uint32_t odd_mxcsr = 0x7f80; /* round toward zero */
 uint32_t saved_ebp, saved_esp;
+/* AVX: ymm5's upper half too (the kernel saves it past the fxsave image) */
+uint8_t use_avx;
+uint8_t ymm_after[32];
+
+static void cpuid(uint32_t leaf, uint32_t *ecx)
+{
+	uint32_t a = leaf, b, c = 0, d;
+
+	__asm__ volatile(".arch i686\n\tcpuid\n\t.arch i386"
+			 : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	*ecx = c;
+}
+
+static int has_avx(void)
+{
+	uint32_t ecx, lo, hi;
+
+	cpuid(1, &ecx);
+	if (!(ecx & (1u << 27)) || !(ecx & (1u << 28))) /* OSXSAVE, AVX */
+		return 0;
+	__asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0)); /* xgetbv */
+	(void)hi;
+	return (lo & 6) == 6; /* the OS saves SSE and AVX state */
+}
 
 static void call_with_registers(uint32_t nr, uint32_t arg)
 {
 	__asm__ volatile(
-		".arch pentium4\n\t"
+		".arch corei7\n\t"
+		".arch .avx\n\t"
 		"movl %%ebp, saved_ebp\n\t"
 		"movl %%esp, saved_esp\n\t"
 		"fninit\n\t"
@@ -241,6 +267,10 @@ static void call_with_registers(uint32_t nr, uint32_t arg)
 		"movdqa pattern+16, %%xmm1\n\t"
 		"movdqa pattern+32, %%xmm2\n\t"
 		"movdqa pattern+48, %%xmm7\n\t"
+		"cmpb $0, use_avx\n\t"
+		"je 1f\n\t"
+		"vmovdqu pattern+16, %%ymm5\n"
+		"1:\n\t"
 		"fxsave fx_before\n\t"
 		"movl $0x5a5a0001, %%ecx\n\t"
 		"movl $0x5a5a0002, %%edx\n\t"
@@ -261,6 +291,11 @@ static void call_with_registers(uint32_t nr, uint32_t arg)
 		"movl %%edi, regs_after+20\n\t"
 		"movl %%ebp, regs_after+24\n\t"
 		"fxsave fx_after\n\t"
+		"cmpb $0, use_avx\n\t"
+		"je 2f\n\t"
+		"vmovdqu %%ymm5, ymm_after\n\t"
+		"vzeroupper\n"
+		"2:\n\t"
 		"fninit\n\t"
 		"movl saved_ebp, %%ebp\n\t"
 		"movl saved_esp, %%esp\n\t"
@@ -299,6 +334,9 @@ static int registers_kept(uint32_t nr, uint32_t arg, uint32_t want_eax, const ch
 		return fail(15, what);
 	if (!fx_kept())
 		return fail(15, what);
+	for (int i = 0; use_avx && i < 32; i++)
+		if (ymm_after[i] != ((const uint8_t *)pattern)[16 + i])
+			return fail(15, what);
 	return 0;
 }
 
@@ -306,6 +344,8 @@ static int registers(void)
 {
 	int r;
 	uint32_t pid = (uint32_t)sys_getpid();
+
+	use_avx = (uint8_t)has_avx();
 
 	if ((r = registers_kept(SYS_brk, 0, aout_expected_brk,
 				"registers changed by a brk call under dispatch")) ||

@@ -15,7 +15,8 @@
 # machine's programs, so what runs there is a POSIX sh script written
 # here, which prints one "PASS desc" or "FAIL desc: why" line per check.
 # Covered: the four kinds (hello, startup with and without --direct,
-# startup in the layouts around 64 KiB), the trapped brk (traps), signals,
+# startup in the layouts around 64 KiB), the trapped brk (traps; with
+# registers, the i386 kernel's own signal frames), signals,
 # fork and exec of a converted program, code in the heap and the stack,
 # a dynamically linked program with its library embedded and looked up at
 # run time, the low-address refusal as uid 65534, and the corpus programs
@@ -166,7 +167,7 @@ world" "$B/hello.$M" world
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
 	done
 	probe=$("$B/traps.$M" probe 2>&1)
-	for mode in fork mask blockall budget nested sigsys; do
+	for mode in fork mask blockall budget nested registers sigsys; do
 		case $probe in
 		"brk: trapped"*) t "$M: traps $mode" 0 "traps: ok" "$B/traps.$M" "$mode" ;;
 		"brk: exact") echo "SKIP $M: traps $mode (brk is exact here: nothing is trapped)" ;;
