@@ -1319,8 +1319,9 @@ static void sigsys_to_itself(uint32_t *g, void *ucontext)
 }
 
 /*
- * rt_sigreturn is a system call of its own, and on a VM a dear one: about
- * 1.4 us of the 3.3 a trap adds to a call here (bench/syscost.c, "trap").
+ * rt_sigreturn is a system call of its own, and on a VM a dear one: a
+ * trapped call took 1.4-1.46 times as long returning by it (make bench,
+ * row "trapped call", on the VM this was written on).
  * For a trap answered by registers alone the stub returns by itself
  * (stub_resume), restoring what rt_sigreturn would: the FPU state, the
  * general registers, eflags and %eip.  Not where rt_sigreturn does more:
