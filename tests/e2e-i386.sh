@@ -167,7 +167,7 @@ world" "$B/hello.$M" world
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
 	done
 	probe=$("$B/traps.$M" probe 2>&1)
-	for mode in fork mask blockall budget nested registers sigsys; do
+	for mode in fork mask blockall budget brkonly nested registers sigsys; do
 		case $probe in
 		"brk: trapped"*) t "$M: traps $mode" 0 "traps: ok" "$B/traps.$M" "$mode" ;;
 		"brk: exact") echo "SKIP $M: traps $mode (brk is exact here: nothing is trapped)" ;;

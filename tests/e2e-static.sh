@@ -394,6 +394,8 @@ for M in $MAGICS; do
 		expect "$desc" 0 $'traps: ok\n'
 		runcheck "$M: run traps budget (dispatch first, the filter after 8 calls)" \
 			traps 0 $'traps: ok\n' budget
+		runcheck "$M: run traps brkonly (brk calls past 64 KiB use up dispatch's budget too)" \
+			traps 0 $'traps: ok\n' brkonly
 		runcheck "$M: run traps nested (a signal handler's brk inside a dispatched read)" \
 			traps 0 $'traps: ok\n' nested
 		runcheck "$M: run traps registers (a trapped call keeps every register, eflags, x87 and SSE state)" \

@@ -1718,12 +1718,20 @@ static int plain_call(int nr, uint32_t arg0)
 	return 0;
 }
 
-/* A dispatched call: 1 if the handler is to make it, 0 if it is to be rerun. */
+/*
+ * A dispatched call: 1 if the handler is to make it, 0 if it is to be
+ * rerun.  A brk past 64 KiB (hybrid) is the kernel's own under the filter
+ * and counts against the budget like any call: a program that makes
+ * nothing but brk calls (a malloc loop) would otherwise stay under
+ * dispatch for good, each of its brk calls a SIGSYS however high its heap.
+ */
 static int dispatch_takes(int nr, uint32_t arg0)
 {
-	if (nr == NR_brk || is_sigsys_action(nr, arg0) || is_mask_call(nr, arg0))
+	int brk_trapped = nr == NR_brk && (!hybrid_brk || arg0 <= PRCTL_MIN);
+
+	if (brk_trapped || is_sigsys_action(nr, arg0) || is_mask_call(nr, arg0))
 		return 1; /* what the filter would trap anyway */
-	if (dispatch_left > 0 && plain_call(nr, arg0)) {
+	if (dispatch_left > 0 && (nr == NR_brk || plain_call(nr, arg0))) {
 		dispatch_left--;
 		return 1;
 	}
