@@ -13,8 +13,9 @@ stub_sigreturn:
 	int	$0x80
 
 /*
- * The same through the vDSO's gate, used when there is one: every trapped
- * call returns through here, and an int $0x80 can cost 30 times a
+ * The same through the vDSO's gate, used when there is one: every trap
+ * that stub_resume does not return from comes back through here, and an
+ * int $0x80 can cost 30 times a
  * sysenter (7.7 us against 0.25 us on the VM this was written on).
  * rt_sigreturn takes its frame from (%esp at the system call) - 4;
  * __kernel_vsyscall pushes a return address and three registers first,
