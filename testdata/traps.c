@@ -163,8 +163,9 @@ static int check_brk(void)
 
 /*
  * Whether brk is trapped here at all: where the kernel took the exact brk
- * with prctl, start_brk (field 47 of /proc/self/stat) is the a.out brk;
- * where brk is trapped it is 64 KiB (hybrid) or the kernel's own.
+ * with prctl, start_brk (field 47 of /proc/self/stat) is N_BSSADDR, at or
+ * below the a.out brk (this program's is below 64 KiB); where brk is
+ * trapped it is 64 KiB (hybrid) or the kernel's own, above.
  */
 /* start_brk, field 47 of /proc/self/stat; 0 if it cannot be read */
 static uint32_t stat_start_brk(void)
@@ -192,7 +193,7 @@ static int probe(void)
 
 	if (!v)
 		return fail(2, "cannot read /proc/self/stat");
-	if (v == aout_expected_brk) {
+	if (v <= aout_expected_brk) {
 		fx_puts(1, "brk: exact\n");
 		return 0;
 	}

@@ -56,6 +56,7 @@
 #define PR_GET_SECCOMP 21
 #define PR_SET_MM 35
 #define PR_SET_MM_MAP 14
+#define PR_SET_MM_MAP_SIZE 15
 
 #define AT_NULL 0
 #define AT_SECURE 23
@@ -1772,6 +1773,18 @@ struct prctl_mm_map {
 };
 
 /*
+ * The same as an i386 kernel has it: its auxv is a 4-byte pointer, so the
+ * struct is 100 bytes, not the 104 of a 64-bit kernel, and each kernel
+ * takes only its own size (EINVAL otherwise, as for a refused value).
+ */
+struct prctl_mm_map_i386 {
+	uint64_t fields[11];
+	uint32_t auxv, auxv_size, exe_fd;
+};
+_Static_assert(sizeof(struct prctl_mm_map) == 104, "the 64-bit kernel's layout");
+_Static_assert(sizeof(struct prctl_mm_map_i386) == 100, "the i386 kernel's layout");
+
+/*
  * Step 2: brk.  The kernel put brk after the stub, maybe randomized;
  * PR_SET_MM_MAP moves it to the a.out value without privileges.  The
  * kernel refuses any field below the LSM's mmap_min_addr (64 KiB on most
@@ -1794,14 +1807,25 @@ static uint32_t at_least_prctl_min(uint32_t v)
 	return v < PRCTL_MIN ? PRCTL_MIN : v;
 }
 
-static long set_mm(const struct start *s, struct prctl_mm_map *m)
+/* PR_SET_MM_MAP with m laid out for a kernel whose struct is size bytes. */
+static long set_mm(const struct start *s, const struct prctl_mm_map *m,
+		   uint32_t size)
 {
-	return start_call(s, NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m, sizeof *m,
+	struct prctl_mm_map_i386 k;
+
+	if (size != sizeof(k))
+		return start_call(s, NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)m,
+				  sizeof *m, 0, 0);
+	memcpy(k.fields, m, sizeof k.fields);
+	k.auxv = 0;
+	k.auxv_size = 0;
+	k.exe_fd = m->exe_fd;
+	return start_call(s, NR_prctl, PR_SET_MM, PR_SET_MM_MAP, (long)&k, sizeof k,
 			  0, 0);
 }
 
 static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
-			  int hole_premapped)
+			  uint32_t size, int hole_premapped)
 {
 	uint32_t top = PAGE_UP(plan->brk);
 
@@ -1812,7 +1836,7 @@ static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
 				 -1, 0) != top)
 		return -1;
 	m->start_brk = m->brk = PRCTL_MIN;
-	if (set_mm(s, m) == 0) {
+	if (set_mm(s, m, size) == 0) {
 		hybrid_brk = 1;
 		return 0;
 	}
@@ -1822,13 +1846,45 @@ static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
 }
 
 /*
+ * brk by prctl for a kernel whose struct prctl_mm_map is size bytes: 0 if
+ * the kernel took it, exact or raised; 1 if hybrid; -1 if it refused.
+ * With *hole_premapped, the hole is given back unless hybrid keeps it.
+ */
+static int brk_by_prctl(const struct start *s, struct prctl_mm_map m,
+			uint32_t size, int *hole_premapped)
+{
+	/* Exact, where the kernel's floor is lower than 64 KiB; then raised. */
+	if (plan->start_data >= 0x1000 && set_mm(s, &m, size) == 0) {
+		if (*hole_premapped)
+			start_call(s, NR_munmap, (long)PAGE_UP(plan->brk),
+				   (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
+		return 0;
+	}
+	m.start_data = at_least_prctl_min(plan->start_data);
+	m.end_data = at_least_prctl_min(plan->end_data);
+	m.start_brk = at_least_prctl_min(plan->start_brk);
+	if (plan->brk >= PRCTL_MIN && set_mm(s, &m, size) == 0)
+		return 0;
+	if (plan->brk < PRCTL_MIN) {
+		if (set_hybrid_brk(s, &m, size, *hole_premapped) == 0)
+			return 1;
+		*hole_premapped = 0; /* set_hybrid_brk gave it back */
+	}
+	return -1;
+}
+
+/*
  * Step 2: brk.  Returns 1 if brk calls are to be trapped; only then does
- * it touch the stub's variables.
+ * it touch the stub's variables.  A 64-bit kernel's struct prctl_mm_map
+ * is tried first; only where every try is refused is the kernel asked
+ * its size, so that a 64-bit kernel pays no call for an i386 kernel's.
  */
 static int set_brk(const struct start *s, int hole_premapped, uint32_t stack,
 		   uint32_t arg_start, uint32_t arg_end, uint32_t env_end)
 {
 	int code_low = plan->start_code < PRCTL_MIN;
+	uint32_t size = 0;
+	int r;
 	struct prctl_mm_map m = {
 		.start_code = code_low ? STUB_BASE : plan->start_code,
 		.end_code = code_low ? STUB_BASE + __stub_header.filesz :
@@ -1845,20 +1901,14 @@ static int set_brk(const struct start *s, int hole_premapped, uint32_t stack,
 		.exe_fd = (uint32_t)-1,
 	};
 
-	/* Exact, where the kernel's floor is lower than 64 KiB; then raised. */
-	if (plan->start_data >= 0x1000 && set_mm(s, &m) == 0) {
-		if (hole_premapped)
-			start_call(s, NR_munmap, (long)PAGE_UP(plan->brk),
-				   (long)(PRCTL_MIN - PAGE_UP(plan->brk)), 0, 0, 0, 0);
+	r = brk_by_prctl(s, m, sizeof m, &hole_premapped);
+	if (r < 0 &&
+	    start_call(s, NR_prctl, PR_SET_MM, PR_SET_MM_MAP_SIZE, (long)&size,
+		       0, 0, 0) == 0 &&
+	    size == sizeof(struct prctl_mm_map_i386))
+		r = brk_by_prctl(s, m, size, &hole_premapped);
+	if (r == 0)
 		return 0;
-	}
-	m.start_data = at_least_prctl_min(plan->start_data);
-	m.end_data = at_least_prctl_min(plan->end_data);
-	m.start_brk = at_least_prctl_min(plan->start_brk);
-	if (plan->brk >= PRCTL_MIN && set_mm(s, &m) == 0)
-		return 0;
-	if (plan->brk < PRCTL_MIN)
-		set_hybrid_brk(s, &m, hole_premapped);
 	/* hybrid, or the kernel refused: brk calls are trapped */
 	emu_brk = plan->brk;
 	emulating_brk = 1;
