@@ -131,7 +131,8 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	if (brk_page < STUB_BRK_FLOOR)
 		map_line(out, (uint32_t)brk_page, STUB_BRK_FLOOR,
 			 STUB_PROT_R | STUB_PROT_W | (p->noexec ? 0 : STUB_PROT_X),
-			 "zero pages up to 64 KiB, unless brk is exact");
+			 "zero pages up to 64 KiB, unless brk is exact "
+			 "or ulimit -d leaves no room");
 	for (size_t i = 0; i < p->nlibs; i++) {
 		char what[96];
 
