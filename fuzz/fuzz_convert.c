@@ -119,7 +119,15 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 		      const struct plan *p, const struct elfw_layout *l)
 {
 	const Elf32_Ehdr *eh = (const Elf32_Ehdr *)f;
-	size_t nph_want = p->nregions + 2 + (p->noexec ? 1 : 0);
+	/*
+	 * The first staged region continues the stub's code in file and
+	 * memory; where it has the stub's access (readable and executable),
+	 * one PT_LOAD maps both.
+	 */
+	int merged = !p->direct && l->region[0].stage == l->stage_base &&
+		     (p->regions[0].prot & (STUB_PROT_R | STUB_PROT_X)) ==
+			     (STUB_PROT_R | STUB_PROT_X);
+	size_t nph_want = p->nregions + 2 + (p->noexec ? 1 : 0) - (size_t)merged;
 
 	for (size_t i = 0; i < p->nlibs; i++)
 		nph_want += p->libs[i].embedded;
@@ -138,7 +146,7 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 
 	const Elf32_Phdr *ph = (const Elf32_Phdr *)(f + eh->e_phoff);
 	uint64_t prev_end = 0;
-	size_t nload = 0, nreg = 0, nlib = 0;
+	size_t nload = 0, nreg = (size_t)merged, nlib = 0;
 
 	for (size_t i = 0; i < eh->e_phnum; i++) {
 		const Elf32_Phdr *h = &ph[i];
@@ -200,10 +208,39 @@ static void check_elf(const uint8_t *f, size_t size, const struct aout *a,
 			      "library %zu: bytes differ", nlib);
 			nlib++;
 		} else {
+			const struct plan_region *r0 = &p->regions[0];
+			uint32_t r0_at = l->stage_base - STUB_BASE +
+					 r0->vaddr % STUB_PAGE;
+
 			CHECK(h->p_offset == ELFW_STUB_OFFSET &&
-				      h->p_filesz == l->stub_filesz &&
-				      h->p_filesz >= stub_image_size,
-			      "stub segment");
+				      h->p_filesz == (merged ? r0_at + r0->size :
+							       l->stub_filesz) &&
+				      l->stub_filesz >= stub_image_size,
+			      "stub segment: filesz 0x%x (merged %d)", h->p_filesz,
+			      merged);
+			CHECK(!merged || !memcmp(f + h->p_offset + r0_at,
+						 a->buf + r0->aout_off, r0->size),
+			      "region 0 (%s), staged with the stub: bytes differ "
+			      "from the a.out",
+			      r0->name);
+			if (merged) {
+				uint64_t start = (uint64_t)l->region[0].page_off +
+						 r0->vaddr % STUB_PAGE;
+				uint64_t page_end = (uint64_t)l->region[0].page_off +
+						    l->region[0].len;
+
+				CHECK(start == (uint64_t)h->p_offset + r0_at &&
+					      page_end <= size &&
+					      page_end >= start + r0->size,
+				      "region 0: file offset 0x%llx, page end 0x%llx",
+				      (unsigned long long)start,
+				      (unsigned long long)page_end);
+				if (p->nregions == 1)
+					CHECK(all_zero(f + start + r0->size,
+						       page_end - start - r0->size),
+					      "region 0: the page tail (start of "
+					      "bss) is not zero");
+			}
 			/* the image, its plan_off word filled in, then zeros */
 			CHECK(!memcmp(f + h->p_offset, stub_image, 12) &&
 				      !memcmp(f + h->p_offset + 16, stub_image + 16,
