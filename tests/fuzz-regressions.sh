@@ -5,6 +5,11 @@
 # signal, never a sanitizer report), print at most one line on stderr, and
 # a refused conversion must leave no OUTPUT behind.  Skips when there is
 # nothing to run.
+#
+# Then, where `make check` could build them (clang), the two libFuzzer
+# harnesses once over their seeds and the regressions (-runs=0): their
+# checks model the writer's output, and a model gone stale stops every
+# fuzzing run at its first seed, which nothing else would show.
 . "${srcdir:-.}/tests/lib.sh"
 
 top=${srcdir:-.}
@@ -62,5 +67,22 @@ for f in "${files[@]}"; do
 		fi
 	fi
 	rm -f "$out"
+done
+
+for target in convert info; do
+	harness=fuzz/fuzz_$target
+	desc="fuzz_$target over fuzz/corpus/$target and fuzz/regressions (-runs=0)"
+	if [ ! -x "$harness" ]; then
+		skip "$desc: not built (no clang when configured)"
+		continue
+	fi
+	run_capture "$tmp/h" "${TIMEOUT[@]}" "$harness" -runs=0 -artifact_prefix="$tmp/" \
+		"$top/fuzz/corpus/$target" "$top/fuzz/regressions"
+	if [ "$(cat "$tmp/h.rc")" = 0 ] && grep -q '^Done [0-9]* runs' "$tmp/h.err"; then
+		ok "$desc: $(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$tmp/h.err") inputs"
+	else
+		not_ok "$desc: exit status $(cat "$tmp/h.rc")"
+		grep -v '^INFO:' "$tmp/h.err" | head -n 20 | sed 's/^/# /'
+	fi
 done
 finish
