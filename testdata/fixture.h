@@ -67,6 +67,8 @@ void *memcpy(void *d, const void *s, size_t n);
 #define SYS_fork 2
 #define SYS_read 3
 #define SYS_write 4
+#define SYS_open 5
+#define SYS_close 6
 #define SYS_waitpid 7
 #define SYS_execve 11
 #define SYS_getpid 20
@@ -202,6 +204,20 @@ static inline long sys_rt_sigaction(int sig, const struct k_sigaction *act,
 #define FX_WTERMSIG(s) ((s) & 0x7f)
 
 /* ---- tiny string and output helpers ---- */
+/* A file (a /proc one, say) into buf, NUL-terminated: its length, or -1. */
+static inline long fx_read_file(const char *path, char *buf, long cap)
+{
+	long fd = sys3(SYS_open, (long)path, 0, 0), n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while (n < cap - 1 && (r = sys3(SYS_read, fd, (long)(buf + n), cap - 1 - n)) > 0)
+		n += r;
+	sys1(SYS_close, fd);
+	buf[n] = 0;
+	return n;
+}
+
 static inline size_t fx_strlen(const char *s)
 {
 	size_t n = 0;

@@ -54,12 +54,15 @@
  *   9x     9. what ps and /proc show (where /proc is mounted)
  *   91        /proc/self/cmdline is not the argument strings
  *   92        /proc/self/environ is not the environment strings
+ *   93        ("startup privs") /proc/self/status cannot be read
  *
  * Exit status 0 comes with "startup: ok" on stdout.  Run as "startup
  * stacktop", it checks the frame (1x) only and prints "stack top: 0x..."
  * (the end of the page that holds the end of the strings).  "startup
  * layout" prints that line, then "personality: 0x..." (personality(2))
  * and "mmap: 0x..." (where a one-page mmap with no address goes).
+ * "startup privs" makes 12 system calls, then prints the NoNewPrivs: and
+ * Seccomp: lines of /proc/self/status (0 and 0 where nothing is trapped).
  */
 #include "fixture.h"
 
@@ -307,8 +310,6 @@ static int check_segments(void)
 	return 0;
 }
 
-#define SYS_open 5
-#define SYS_close 6
 
 /*
  * The kernel reads these files between the bounds the loader gave it
@@ -371,6 +372,38 @@ static void print_layout(void)
 	fx_puts(1, "\n");
 }
 
+/*
+ * "startup privs": after more system calls than the stub lets syscall user
+ * dispatch trap (8), the NoNewPrivs: and Seccomp: lines of
+ * /proc/self/status, as grep prints them.  Where the stub set brk by
+ * prctl nothing is trapped: both are 0 (a seccomp filter sets
+ * no_new_privs, which set-user-ID programs started from here would lose).
+ */
+static int print_privs(void)
+{
+	static char buf[4096];
+
+	for (int i = 0; i < 12; i++)
+		sys_getpid();
+	if (fx_read_file("/proc/self/status", buf, sizeof buf) <= 0)
+		return failed(93, "cannot read /proc/self/status", 0, 0);
+	for (char *line = buf; *line;) {
+		char *end = line;
+
+		while (*end && *end != '\n')
+			end++;
+		if (*end)
+			end++;
+		if ((line[0] == 'N' && line[1] == 'o' && line[2] == 'N' && line[3] == 'e' &&
+		     line[4] == 'w' && line[5] == 'P') ||
+		    (line[0] == 'S' && line[1] == 'e' && line[2] == 'c' && line[3] == 'c' &&
+		     line[4] == 'o' && line[5] == 'm' && line[6] == 'p' && line[7] == ':'))
+			sys_write(1, line, (size_t)(end - line));
+		line = end;
+	}
+	return 0;
+}
+
 int fixture_main(uint32_t *entry_sp)
 {
 	uint32_t argc = 0;
@@ -391,6 +424,8 @@ int fixture_main(uint32_t *entry_sp)
 			print_layout();
 		return 0;
 	}
+	if (argc == 2 && fx_streq(argv[1], "privs"))
+		return print_privs();
 	if ((r = check_args(argc, argv, envp)) ||
 	    (r = check_regs()) ||
 	    (r = check_brk()) ||

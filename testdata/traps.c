@@ -67,8 +67,6 @@
  */
 #include "fixture.h"
 
-#define SYS_open 5
-#define SYS_close 6
 #define SYS_pipe 42
 #define SYS_setitimer 104
 #define SIGUSR1 10
@@ -87,26 +85,12 @@ static int fail(int status, const char *why)
 	return status;
 }
 
-/* A /proc file into buf, NUL-terminated: its length, or -1. */
-static long read_proc(const char *path, char *buf, long cap)
-{
-	long fd = sys3(SYS_open, (long)path, 0, 0), n = 0, r;
-
-	if (fd < 0)
-		return -1;
-	while (n < cap - 1 && (r = sys3(SYS_read, fd, (long)(buf + n), cap - 1 - n)) > 0)
-		n += r;
-	sys1(SYS_close, fd);
-	buf[n] = 0;
-	return n;
-}
-
 /* The number after "Seccomp:" in /proc/self/status, or -1. */
 static int seccomp_mode(void)
 {
 	static char buf[4096];
 
-	if (read_proc("/proc/self/status", buf, sizeof buf) <= 0)
+	if (fx_read_file("/proc/self/status", buf, sizeof buf) <= 0)
 		return -1;
 	for (char *p = buf; *p; p++)
 		if ((p == buf || p[-1] == '\n') && p[0] == 'S' && p[1] == 'e' &&
@@ -171,7 +155,7 @@ static int check_brk(void)
 static uint32_t stat_start_brk(void)
 {
 	static char buf[2048];
-	long n = read_proc("/proc/self/stat", buf, sizeof buf);
+	long n = fx_read_file("/proc/self/stat", buf, sizeof buf);
 	uint32_t field = 0, v = 0;
 	char *p;
 
@@ -906,7 +890,7 @@ static int maps(void)
 {
 	static char buf[16384];
 
-	if (read_proc("/proc/self/maps", buf, sizeof buf) <= 0)
+	if (fx_read_file("/proc/self/maps", buf, sizeof buf) <= 0)
 		return fail(2, "cannot read /proc/self/maps");
 	fx_puts(1, buf);
 	return 0;

@@ -166,6 +166,12 @@ world" "$B/hello.$M" world
 	t "$M: startup, converted with --no-randomize" 0 "startup: ok" "$B/startup-norandom.$M"
 	for L in brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100; do
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
+		# brk set by prctl in every layout at vm.mmap_min_addr 4096: no
+		# filter, no no_new_privs
+		echo 4096 >/proc/sys/vm/mmap_min_addr
+		t "$M: startup-$L privs (brk by prctl: no filter, no no_new_privs)" 0 \
+			"$(printf 'NoNewPrivs:\t0\nSeccomp:\t0')" "$B/startup-$L.$M" privs
+		echo "$min" >/proc/sys/vm/mmap_min_addr
 	done
 	# Debian's i386 kernel lets PR_SET_MM_MAP set a brk as low as
 	# vm.mmap_min_addr (4096 here): nothing is trapped.  Its struct

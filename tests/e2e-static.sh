@@ -217,6 +217,7 @@ for M in $MAGICS; do
 		for L in $LAYOUTS; do
 			skip "$M: run startup-$L, converted with and without --direct ($reason)"
 		done
+		skip "$M: run startup-* privs ($reason)"
 		continue
 	fi
 
@@ -318,6 +319,12 @@ for M in $MAGICS; do
 		runcheck "$M: run startup-$L" startup-$L 0 $'startup: ok\n'
 		runcheck "$M: run startup-$L, converted with --direct" startup-$L-direct \
 			0 $'startup: ok\n'
+	done
+	# brk at or above 64 KiB is set by prctl: nothing trapped, no filter,
+	# no no_new_privs, past the calls dispatch would take
+	for L in brk-10000 brk-10004 data-10100 text-10100; do
+		runcheck "$M: run startup-$L privs (brk by prctl: no filter, no no_new_privs)" \
+			startup-$L 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' privs
 	done
 
 	runcheck "$M: run sigsegv" sigsegv 42 $'caught SIGSEGV\n'
