@@ -203,7 +203,6 @@ static inline long sys_rt_sigaction(int sig, const struct k_sigaction *act,
 #define FX_WEXITSTATUS(s) (((s) >> 8) & 0xff)
 #define FX_WTERMSIG(s) ((s) & 0x7f)
 
-/* ---- tiny string and output helpers ---- */
 /* A file (a /proc one, say) into buf, NUL-terminated: its length, or -1. */
 static inline long fx_read_file(const char *path, char *buf, long cap)
 {
@@ -218,6 +217,7 @@ static inline long fx_read_file(const char *path, char *buf, long cap)
 	return n;
 }
 
+/* ---- tiny string and output helpers ---- */
 static inline size_t fx_strlen(const char *s)
 {
 	size_t n = 0;
@@ -231,6 +231,15 @@ static inline int fx_streq(const char *a, const char *b)
 	while (*a && *a == *b)
 		a++, b++;
 	return *a == *b;
+}
+
+/* 1 if s begins with prefix */
+static inline int fx_starts_with(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
 }
 
 static inline void fx_puts(int fd, const char *s)

@@ -310,7 +310,6 @@ static int check_segments(void)
 	return 0;
 }
 
-
 /*
  * The kernel reads these files between the bounds the loader gave it
  * (arg_start..arg_end, env_start..env_end); a stub that got them wrong
@@ -394,10 +393,7 @@ static int print_privs(void)
 			end++;
 		if (*end)
 			end++;
-		if ((line[0] == 'N' && line[1] == 'o' && line[2] == 'N' && line[3] == 'e' &&
-		     line[4] == 'w' && line[5] == 'P') ||
-		    (line[0] == 'S' && line[1] == 'e' && line[2] == 'c' && line[3] == 'c' &&
-		     line[4] == 'o' && line[5] == 'm' && line[6] == 'p' && line[7] == ':'))
+		if (fx_starts_with(line, "NoNewPrivs:") || fx_starts_with(line, "Seccomp:"))
 			sys_write(1, line, (size_t)(end - line));
 		line = end;
 	}

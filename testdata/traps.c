@@ -93,9 +93,7 @@ static int seccomp_mode(void)
 	if (fx_read_file("/proc/self/status", buf, sizeof buf) <= 0)
 		return -1;
 	for (char *p = buf; *p; p++)
-		if ((p == buf || p[-1] == '\n') && p[0] == 'S' && p[1] == 'e' &&
-		    p[2] == 'c' && p[3] == 'c' && p[4] == 'o' && p[5] == 'm' &&
-		    p[6] == 'p' && p[7] == ':' && p[8] == '\t')
+		if ((p == buf || p[-1] == '\n') && fx_starts_with(p, "Seccomp:\t"))
 			return p[9] - '0';
 	return -1;
 }
