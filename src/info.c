@@ -156,11 +156,13 @@ void info_print(FILE *out, const char *name, const struct aout *a,
 	map_line(out, STUB_BASE, STUB_BASE + stub_len,
 		 elfw_stub_prot(p), "aout2elf runtime stub, code");
 	/* the moves leave the staging mapped, without its pages (the stub's
-	 * move_pages); where the layout fails, conversion says why */
+	 * move_pages), where the kernel has MREMAP_DONTUNMAP for files; where
+	 * the layout fails, conversion says why */
 	for (size_t i = 0; i < p->nregions && !p->direct && l.nregions; i++) {
-		char what[64];
+		char what[96];
 
-		snprintf(what, sizeof what, "%s staged, emptied at start",
+		snprintf(what, sizeof what,
+			 "%s staged, emptied at start (unmapped before Linux 5.13)",
 			 p->regions[i].name);
 		map_line(out, l.region[i].stage, l.region[i].stage + l.region[i].len,
 			 p->regions[i].prot, what);
