@@ -86,17 +86,37 @@ exec_keeps_sigsys() {
 		fi
 	done
 }
+
+# traps MODE... of kind $1 started with SIGSYS blocked ($2: the modes, $3:
+# said after them)
+started_blocked() {
+	local t desc
+	for t in $2; do
+		desc="$1: run traps blocked: $t started with SIGSYS blocked (env --block-signal)$3"
+		if env --block-signal=SYS true 2>/dev/null; then
+			run env --block-signal=SYS "$B/traps.$1" "$t"
+			expect "$desc" 0 $'traps: ok\n'
+		else
+			skip "$desc (env has no --block-signal)"
+		fi
+	done
+}
+
+# 0 if this kernel is older than Linux $1.$2
+kernel_before() {
+	local v major minor
+	v=$(uname -r)
+	major=${v%%.*} minor=${v#*.}
+	minor=${minor%%[!0-9]*}
+	[ "$major" -lt "$1" ] || { [ "$major" -eq "$1" ] && [ "${minor:-0}" -lt "$2" ]; }
+}
 # syscall user dispatch (x86): Linux 5.11 and later
-case $(uname -r) in
-[0-4].* | 5.[0-9] | 5.[0-9][.-]* | 5.10 | 5.10[.-]*) kernel_has_dispatch=no ;;
-*) kernel_has_dispatch=yes ;;
-esac
+kernel_has_dispatch=yes
+kernel_before 5 11 && kernel_has_dispatch=no
 # MREMAP_DONTUNMAP for a file mapping: Linux 5.13 and later; before, the
 # stub's moves unmap the staging
-case $(uname -r) in
-[0-4].* | 5.[0-9] | 5.[0-9][.-]* | 5.1[0-2] | 5.1[0-2][.-]*) staging_kept=no ;;
-*) staging_kept=yes ;;
-esac
+staging_kept=yes
+kernel_before 5 13 && staging_kept=no
 
 # startup in the layouts of testdata/fixtures.mk (FIXTURE_LAYOUTS): brk
 # on a page below 64 KiB, 4 bytes below it, at it, 4 bytes above it; data
@@ -437,15 +457,7 @@ for M in $MAGICS; do
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
 		exec_keeps_sigsys "$M" ""
-		for t in budget inherited; do
-			desc="$M: run traps blocked: $t started with SIGSYS blocked (env --block-signal)"
-			if env --block-signal=SYS true 2>/dev/null; then
-				run env --block-signal=SYS "$B/traps.$M" "$t"
-				expect "$desc" 0 $'traps: ok\n'
-			else
-				skip "$desc (env has no --block-signal)"
-			fi
-		done
+		started_blocked "$M" "budget inherited" ""
 	elif [ "$kernel_has_dispatch" = yes ]; then
 		not_ok "$M: the stub traps with syscall user dispatch first on Linux $(uname -r)" \
 			"traps probe says: $probe"
@@ -464,13 +476,7 @@ for M in $MAGICS; do
 		expect "$M: run traps exec grep (the new program has the filter from the start)" \
 			0 $'NoNewPrivs:\t1\nSeccomp:\t2\n'
 		exec_keeps_sigsys "$M" ", under the filter from the start"
-		desc="$M: run traps blocked: inherited started with SIGSYS blocked (env --block-signal), under the filter"
-		if env --block-signal=SYS true 2>/dev/null; then
-			run env --block-signal=SYS "$B/traps.$M" inherited
-			expect "$desc" 0 $'traps: ok\n'
-		else
-			skip "$desc (env has no --block-signal)"
-		fi
+		started_blocked "$M" inherited ", under the filter"
 	fi
 done
 
