@@ -227,12 +227,30 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
+static void catch_unless_ignored(int sig)
+{
+	struct sigaction was;
+
+	if (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+		signal(sig, on_fatal_signal);
+}
+
+/*
+ * Every signal whose default action ends the process, but those of a
+ * crash (SIGSEGV, SIGABRT, ...) and SIGTRAP, which debuggers use.  One
+ * ignored when the tool started (nohup's SIGHUP) stays ignored.
+ */
 static void remove_temp_on_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const int sigs[] = { SIGINT,    SIGTERM, SIGHUP,  SIGQUIT,
+				    SIGUSR1,   SIGUSR2, SIGALRM, SIGPIPE,
+				    SIGVTALRM, SIGPROF, SIGXCPU, SIGIO,
+				    SIGPWR,    SIGSTKFLT };
 
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		signal(sigs[i], on_fatal_signal);
+		catch_unless_ignored(sigs[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_unless_ignored(sig);
 	/* A write past RLIMIT_FSIZE then fails with EFBIG, and is reported. */
 	signal(SIGXFSZ, SIG_IGN);
 }

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "output.h"
 
@@ -210,6 +212,44 @@ static char *temp_name(const char *path)
 	return t;
 }
 
+/* The folder path lies in: ".", "/" or what comes before the last '/'. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * An append-only folder (chattr +a) takes a new name but lets none be
+ * renamed or removed: the named temporary file could neither be put over
+ * OUTPUT nor taken away again.  1 if path's folder is one.
+ */
+static int folder_append_only(const char *path)
+{
+	char dir[4096]; /* not malloc'ed: asking costs no allocation that may fail */
+	const char *slash = strrchr(path, '/');
+	size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (n >= sizeof dir)
+		return 0;
+	memcpy(dir, slash ? path : ".", n);
+	dir[n] = '\0';
+
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	int flags = 0;
+	int yes = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+		  (flags & FS_APPEND_FL);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 /*
  * A file without a name in path's folder (O_TMPFILE), linked into place
  * when it is whole: a conversion killed even by SIGKILL leaves nothing,
@@ -222,7 +262,6 @@ static int open_anonymous(const char *path)
 {
 #ifdef O_TMPFILE
 	static int have_proc = -1;
-	const char *slash = strrchr(path, '/');
 	char *dir;
 	int fd;
 
@@ -230,12 +269,7 @@ static int open_anonymous(const char *path)
 		have_proc = access("/proc/self/fd", X_OK) == 0;
 	if (!have_proc)
 		return -1;
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
+	dir = folder_of(path);
 	if (!dir)
 		return -1;
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -394,6 +428,13 @@ int output_open(const char *path, const struct stat *input,
 	o->fd = exists ? -1 : open_anonymous(path);
 	if (o->fd >= 0)
 		return 0;
+	if (folder_append_only(path)) {
+		output_abort(o);
+		return diag_set(d, exists ? "its folder is append-only: it cannot be "
+					    "replaced" :
+					    "its folder is append-only and has no "
+					    "O_TMPFILE: nothing can be renamed there");
+	}
 	o->tmp = temp_name(path);
 	if (!o->tmp) {
 		output_abort(o);

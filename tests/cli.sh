@@ -434,6 +434,45 @@ else
 	skip "needs root to mount a small tmpfs"
 fi
 
+# --- output safety: an append-only folder (chattr +a) ---
+# a temporary file there could be neither renamed nor removed again
+mkdir -p "$tmp/ap"
+echo keep >"$tmp/ap/old.elf"
+if is_root && chattr +a "$tmp/ap" 2>/dev/null; then
+	run_capture "$tmp/apf" "$AOUT2ELF" -f "$hello" "$tmp/ap/old.elf"
+	run_capture "$tmp/apn" "$AOUT2ELF" "$hello" "$tmp/ap/new.elf"
+	chattr -a "$tmp/ap"
+	check "append-only folder: replacing is refused in one line, nothing left behind" sh -c "test \$(cat '$tmp/apf.rc') = 1 && test \"\$(cat '$tmp/apf.err')\" = 'aout2elf: $tmp/ap/old.elf: its folder is append-only: it cannot be replaced' && test \"\$(cat '$tmp/ap/old.elf')\" = keep && test \"\$(ls -A '$tmp/ap' | grep -v '^new.elf\$')\" = old.elf"
+	if [ "$(cat "$tmp/apn.rc")" = 0 ]; then
+		check "append-only folder: a new OUTPUT is written (O_TMPFILE) and runs" test "$("$tmp/ap/new.elf")" = "hello from a.out"
+	else
+		check "append-only folder without O_TMPFILE: a new OUTPUT refused in one line" grep -q "append-only" "$tmp/apn.err"
+	fi
+else
+	skip "append-only folder: needs root and a file system with chattr +a"
+fi
+
+# --- output safety: signals ---
+# A signal that ends the tool while it writes over an existing OUTPUT
+# (the named temporary file) takes the temporary file away with it; one
+# ignored when it started stays ignored.  strace stops it right in its write.
+mkdir -p "$tmp/sig"
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	for sig in INT TERM HUP USR1 USR2 ALRM PIPE; do
+		echo keep >"$tmp/sig/out.elf"
+		strace -o /dev/null -e trace=pwritev -e inject=pwritev:signal=$sig \
+			"$AOUT2ELF" -f "$hello" "$tmp/sig/out.elf" 2>/dev/null
+		echo $? >"$tmp/sig.rc"
+		check "SIG$sig while writing over OUTPUT: killed by it, OUTPUT kept, no temporary file" sh -c "test \$(cat '$tmp/sig.rc') -gt 128 && test \"\$(cat '$tmp/sig/out.elf')\" = keep && test \"\$(ls -A '$tmp/sig')\" = out.elf"
+	done
+	(trap '' HUP; strace -o /dev/null -e trace=pwritev -e inject=pwritev:signal=HUP \
+		"$AOUT2ELF" -f "$hello" "$tmp/sig/out.elf")
+	echo $? >"$tmp/sig.rc"
+	check "SIGHUP ignored when it started (nohup): the conversion goes on" sh -c "test \$(cat '$tmp/sig.rc') = 0 && test \"\$('$tmp/sig/out.elf')\" = 'hello from a.out'"
+else
+	skip "signals while writing: needs strace that can trace here"
+fi
+
 # --- output safety: a disk that fails (EIO), through an LD_PRELOAD shim ---
 if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep -q libasan; then
 	echo keep > "$tmp/eio-keep"
