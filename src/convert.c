@@ -51,7 +51,8 @@ int conv_prepare(struct conv_job *j, const struct conv_options *o,
 	if (plan_build(&j->a, &o->plan, &j->p, d) ||
 	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
 			 o->nlibdirs, missing_ok, &j->libs, d) ||
-	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d)) {
+	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d) ||
+	    elfw_check(&j->a, &j->p, stub_image, stub_image_size, d)) {
 		conv_job_free(j);
 		return -1;
 	}

@@ -348,9 +348,36 @@ struct writer {
 	unsigned nscn;
 	char shstr[256 + STUB_MAX_LIBS * (STUB_LIB_NAME + 8)];
 	size_t shstrlen;
-	uint32_t next_off; /* for the sections that are not loaded */
+	uint64_t next_off; /* for the sections that are not loaded */
 	int err;           /* libelf's error where add_section failed */
 };
+
+/*
+ * The most .comment can hold: the options line, and a line per library
+ * naming its path (conv_file_comment).
+ */
+#define COMMENT_MAX ((uint64_t)(STUB_MAX_LIBS + 1) * (4096 + 256))
+
+int elfw_check(const struct aout *a, const struct plan *p,
+	       const unsigned char *stub, size_t stub_size, struct diag *d)
+{
+	struct elfw_layout l;
+
+	if (elfw_layout(p, stub, stub_size, &l, d))
+		return -1;
+	/* the symbols as ELF symbols and as stabs, the strings twice */
+	uint64_t nsym = a->no_symbols ? 0 : (uint64_t)a->h.syms / AOUT_NLIST_SIZE + 1;
+	uint64_t strs = a->no_symbols ? 0 : (uint64_t)a->str_size + 1;
+	uint64_t end = (uint64_t)l.end + nsym * (sizeof(Elf32_Sym) + AOUT_NLIST_SIZE) +
+		       2 * strs + COMMENT_MAX + sizeof(((struct writer *)0)->shstr) +
+		       (16 + STUB_MAX_LIBS) * (sizeof(Elf32_Shdr) + 16);
+
+	if (end > UINT32_MAX)
+		return diag_set(d, "its symbol and string tables are too large: the "
+				   "ELF file would pass 4 GiB, which ELF32 cannot "
+				   "address");
+	return 0;
+}
 
 static unsigned add_section(struct writer *w, const char *name, uint32_t type,
 			    uint32_t flags, uint32_t addr, uint32_t off,
@@ -393,9 +420,12 @@ static unsigned add_section(struct writer *w, const char *name, uint32_t type,
 	sh->sh_entsize = entsize;
 	sh->sh_size = (Elf32_Word)size;
 	if (off == 0) { /* not loaded: placed after everything else */
-		off = (w->next_off + align - 1) & ~(align - 1);
+		uint64_t at = (w->next_off + align - 1) & ~(uint64_t)(align - 1);
+
 		if (type != SHT_NOBITS)
-			w->next_off = off + (uint32_t)size;
+			w->next_off = at + size;
+		/* past 4 GiB: elfw_check let no such input through */
+		off = at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
 	}
 	sh->sh_offset = off;
 	return ++w->nscn;
@@ -950,9 +980,14 @@ int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
 	Elf_Data *sd = elf_getdata(elf_getscn(w.e, shstrndx), NULL);
 	sd->d_size = w.shstrlen;
 	shdr(&w, shstrndx)->sh_size = (Elf32_Word)w.shstrlen;
-	w.next_off += (uint32_t)w.shstrlen;
+	w.next_off += w.shstrlen;
 	eh->e_shstrndx = (Elf32_Half)shstrndx;
-	eh->e_shoff = (w.next_off + 3) & ~3u;
+	if (((w.next_off + 3) & ~(uint64_t)3) + (uint64_t)(w.nscn + 1) * sizeof(Elf32_Shdr) >
+	    UINT32_MAX) {
+		diag_set(d, "the ELF file would pass 4 GiB, which ELF32 cannot address");
+		goto out;
+	}
+	eh->e_shoff = (Elf32_Off)((w.next_off + 3) & ~(uint64_t)3);
 
 	rc = elfw_libelf_io ? libelf_write(w.e, d) : write_image(w.e, fd, d);
 out:

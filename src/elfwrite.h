@@ -39,6 +39,13 @@ struct elfw_layout {
 /* Pure: the file layout and the plan the stub will read. */
 int elfw_layout(const struct plan *p, const unsigned char *stub,
 		size_t stub_size, struct elfw_layout *l, struct diag *d);
+/*
+ * What the input alone decides, checked before OUTPUT is opened: the
+ * a.out image fits the staging area, and the ELF file, at its largest,
+ * within the 4 GiB that ELF32 offsets reach.  0, or -1 with the reason.
+ */
+int elfw_check(const struct aout *a, const struct plan *p,
+	       const unsigned char *stub, size_t stub_size, struct diag *d);
 void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 		    struct stub_plan *sp);
 /* The access of the stub's code (STUB_PROT_*), as its PT_LOAD gives it. */

@@ -304,6 +304,44 @@ static void test_layout_too_large_to_stage(void)
 	free(stub);
 }
 
+/* elfw_check: what the input decides, before any output is opened */
+static void test_check_elf32_limit(void)
+{
+	uint8_t *stub = fake_stub(64, 64);
+	struct plan p;
+	struct aout a;
+	struct diag d = { "" };
+
+	memset(&p, 0, sizeof p);
+	memset(&a, 0, sizeof a);
+	p.nregions = 1;
+	p.regions[0] = (struct plan_region){ "text", 0x1000, 0, 0x1000,
+					     STUB_PROT_R | STUB_PROT_X };
+	a.h.syms = 12 * 1000;
+	a.str_size = 100000;
+	CU_ASSERT_EQUAL(elfw_check(&a, &p, stub, 64, &d), 0);
+
+	/* the strings go in twice (.strtab, .stabstr): 2 GiB of them pass 4 GiB */
+	a.str_size = 0x7fffff00u;
+	CU_ASSERT_EQUAL(elfw_check(&a, &p, stub, 64, &d), -1);
+	CHECK_MSG(&d, "its symbol and string tables are too large: the ELF file "
+		      "would pass 4 GiB, which ELF32 cannot address");
+	a.str_size = 100000;
+	a.h.syms = 12 * 0x0c000000u; /* 2.25 GiB of nlists, 28 bytes each out */
+	CU_ASSERT_EQUAL(elfw_check(&a, &p, stub, 64, &d), -1);
+
+	/* -s: the tables are not read, and not written either */
+	a.str_size = 0x7fffff00u;
+	a.no_symbols = 1;
+	CU_ASSERT_EQUAL(elfw_check(&a, &p, stub, 64, &d), 0);
+
+	/* the staging is checked there too */
+	p.regions[0].size = STAGE_LIMIT - STUB_BASE;
+	CU_ASSERT_EQUAL(elfw_check(&a, &p, stub, 64, &d), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, "too large to stage"));
+	free(stub);
+}
+
 /* ==== the stub check ==== */
 
 static void expect_damaged(const uint8_t *stub, size_t size, const char *want,
@@ -2988,6 +3026,7 @@ int unit_writer_register(void)
 		UNIT_TEST(test_layout_real_stub_every_magic),
 		UNIT_TEST(test_layout_unaligned_regions),
 		UNIT_TEST(test_layout_too_large_to_stage),
+		UNIT_TEST(test_check_elf32_limit),
 		UNIT_TEST(test_damaged_stub),
 		UNIT_TEST(test_stub_size_overflow_rejected),
 		UNIT_TEST(test_stub_plan_every_magic),
