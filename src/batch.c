@@ -778,8 +778,12 @@ static void finished(struct batch *bt, size_t i)
 		}
 		if (r->warning[0])
 			fputs(r->warning, stderr); /* whole lines, prefixed */
-		if (bt->b->verbose && r->status == CONV_CONVERTED)
-			diag_converted(e->input, e->output, r->format);
+		if (bt->b->verbose && r->status == CONV_CONVERTED) {
+			char what[sizeof r->format + 40];
+
+			conv_describe(what, sizeof what, r, bt->o->plan.no_embed_libs);
+			diag_converted(e->input, e->output, what);
+		}
 	}
 	progress(bt, 0);
 }
@@ -1028,19 +1032,30 @@ static int write_all(int fd, const char *buf, size_t len)
 /*
  * A report to a device, a FIFO, a terminal, or through a symbolic link
  * (/dev/null, /dev/stdout) is written into what is there: never replaced
- * by a file.  1 if path is one of those.
+ * by a file.  A link that leads to no file yet makes the file it names,
+ * as a shell's "> link" would.  1 if path is one of those.
  */
 static int write_report_into(const char *path, const char *text, size_t len,
 			     struct diag *d, int *rc)
 {
 	struct stat st, link;
+	int dangling = 0;
 
-	if (lstat(path, &link) != 0 || stat(path, &st) != 0 || S_ISDIR(st.st_mode) ||
-	    (S_ISREG(st.st_mode) && !S_ISLNK(link.st_mode)))
+	if (lstat(path, &link) != 0)
+		return 0;
+	if (stat(path, &st) != 0) {
+		if (!S_ISLNK(link.st_mode) || errno != ENOENT)
+			return 0;
+		dangling = 1;
+		st.st_mode = S_IFREG;
+	}
+	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && !S_ISLNK(link.st_mode)))
 		return 0;
 	/* a FIFO: waits for its reader, as a shell's "> fifo" would */
 	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
-				    (S_ISREG(st.st_mode) ? O_TRUNC : 0));
+				    (S_ISREG(st.st_mode) ? O_TRUNC : 0) |
+				    (dangling ? O_CREAT : 0),
+		      0666);
 	int e = fd < 0 ? errno : 0;
 
 	if (!e)
@@ -1103,6 +1118,10 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 
 	if ((mkdir(b->outdir, 0777) < 0 && errno != EEXIST) || stat(b->outdir, &od) < 0) {
 		diag_print(b->outdir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(od.st_mode)) {
+		diag_print(b->outdir, strerror(ENOTDIR));
 		return 1;
 	}
 	bt.outdir = (struct file_id){ od.st_dev, od.st_ino };

@@ -68,6 +68,15 @@ int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	return conv_prepare(j, o, missing_ok, d);
 }
 
+void conv_describe(char *out, size_t cap, const struct conv_result *r,
+		   int no_embed_libs)
+{
+	snprintf(out, cap, "%s, %s", r->format,
+		 !r->dynamic ? "static" :
+		 no_embed_libs ? "dynamic, libraries at run time" :
+				 "dynamic, libraries embedded");
+}
+
 const char *conv_status_name(enum conv_status s)
 {
 	static const char *const names[] = { "converted", "up-to-date",

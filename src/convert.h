@@ -47,6 +47,13 @@ struct conv_result {
 };
 
 /*
+ * What -v says of a converted file: "QMAGIC, static", "ZMAGIC, dynamic,
+ * libraries embedded" or "..., libraries at run time".
+ */
+void conv_describe(char *out, size_t cap, const struct conv_result *r,
+		   int no_embed_libs);
+
+/*
  * What the .comment of a converted file says (malloc'ed; NULL without
  * memory): "aout2elf VERSION", and in parentheses the options that shaped
  * its bytes, in a fixed order, e.g. "aout2elf 1.0 (-L /opt/lib --strip)".

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: %s [OPTION]... INPUT OUTPUT\n"
 "  or:  %s [OPTION]... -O DIR INPUT...\n"
-"  or:  %s --info FILE...\n"
+"  or:  %s --info [OPTION]... FILE...\n"
 "  or:  %s [OPTION]... --exec FILE [ARG]...\n"
 "Convert Linux i386 a.out executables (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
 "into ELF32 executables that run as they did under the a.out loader.\n"
@@ -97,6 +97,17 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	/* the converted program keeps the folders as one ':'-separated list */
 	if (strchr(abs, ':')) {
 		diag_print(abs, "a -L folder cannot have ':' in its name");
+		free(abs);
+		return -1;
+	}
+	/* the same sum as plan_add_libs makes, so that it is a usage error */
+	size_t total = strlen(abs) + 1;
+
+	for (size_t i = 0; i < o->nlibdirs; i++)
+		total += strlen(o->libdirs[i]) + 1;
+	if (total > STUB_PATHS) {
+		diag_print(abs, "the -L folders would be longer than "
+				"1024 bytes in all");
 		free(abs);
 		return -1;
 	}
@@ -161,10 +172,7 @@ static int convert(const char *src, const char *dst,
 	if (verbose) {
 		char what[sizeof r.format + 40];
 
-		snprintf(what, sizeof what, "%s, %s", r.format,
-			 !r.dynamic ? "static" :
-			 o->plan.no_embed_libs ? "dynamic, libraries at run time" :
-						 "dynamic, libraries embedded");
+		conv_describe(what, sizeof what, &r, o->plan.no_embed_libs);
 		diag_converted(src, dst, what);
 	}
 	return 0;
@@ -298,6 +306,9 @@ static int run(int argc, char **argv, struct conv_options *op)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	b.jobs = cpus > 0 ? (int)cpus : 1;
 
+	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
+	if (argc > 0)
+		argv[0] = (char *)progname;
 	while ((c = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':

@@ -41,6 +41,17 @@ for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" 
 done
 run_capture "$tmp/u" "$AOUT2ELF" -L "$tmp/no-such-folder" "$hello" "$tmp/l.elf"
 check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$tmp/u.rc') = 2 && test \$(wc -l < '$tmp/u.err') = 1 && grep -q '^aout2elf: $tmp/no-such-folder: ' '$tmp/u.err' && test ! -e '$tmp/l.elf'"
+# getopt's own messages name the tool as ours do, however it was started
+run_capture "$tmp/bogus" "$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")" --bogus
+check "an unknown option: 'aout2elf: unrecognized option', however the tool was started" sh -c "test \$(cat '$tmp/bogus.rc') = 2 && test \"\$(head -1 '$tmp/bogus.err')\" = \"aout2elf: unrecognized option '--bogus'\""
+# -L folders that the converted program could not keep: a usage error
+ldirs=()
+for i in 1 2 3 4 5; do
+	mkdir -p "$tmp/ld/$i$(printf 'y%.0s' $(seq 1 240))"
+	ldirs+=(-L "$tmp/ld/$i$(printf 'y%.0s' $(seq 1 240))")
+done
+run_capture "$tmp/ldlong" "$AOUT2ELF" "${ldirs[@]}" "$hello" "$tmp/ldlong.elf"
+check "-L folders longer than 1024 bytes in all: exit 2, one line, nothing written" sh -c "test \$(cat '$tmp/ldlong.rc') = 2 && test \$(wc -l < '$tmp/ldlong.err') = 1 && grep -q 'longer than 1024 bytes in all' '$tmp/ldlong.err' && test ! -e '$tmp/ldlong.elf'"
 # an a.out shared library where a program is expected: named as one
 lib_err="aout2elf: $td/libtiny.so.1: an a.out shared library, not a program (use it with -L)"
 mkdir -p "$tmp/c:d"
@@ -90,7 +101,7 @@ b"
 cp "$hello" "$tmp/odd/it's"
 cp "$hello" "$tmp/odd/$(printf 'x\033[31my')"
 run_capture "$tmp/vodd" "$AOUT2ELF" -v -r -j 1 -O "$tmp/oddout" "$tmp/odd"
-check "-v: a name with a newline is one \$'...' line, a quote is '\\''" sh -c "test \$(cat '$tmp/vodd.rc') = 0 && test \$(wc -l <'$tmp/vodd.out') = 3 && grep -qF \"\$'$tmp/odd/a\\nb' -> \$'$tmp/oddout/a\\nb' (QMAGIC)\" '$tmp/vodd.out' && grep -qF \"'$tmp/odd/it'\\''s' -> \" '$tmp/vodd.out' && ! grep -q \"\$(printf '\\033')\" '$tmp/vodd.out'"
+check "-v: a name with a newline is one \$'...' line, a quote is '\\''" sh -c "test \$(cat '$tmp/vodd.rc') = 0 && test \$(wc -l <'$tmp/vodd.out') = 3 && grep -qF \"\$'$tmp/odd/a\\nb' -> \$'$tmp/oddout/a\\nb' (QMAGIC, static)\" '$tmp/vodd.out' && grep -qF \"'$tmp/odd/it'\\''s' -> \" '$tmp/vodd.out' && ! grep -q \"\$(printf '\\033')\" '$tmp/vodd.out'"
 run_capture "$tmp/iodd" "$AOUT2ELF" --info "$tmp/odd/a
 b"
 check "--info: the file name with a newline on one line" sh -c "test \$(cat '$tmp/iodd.rc') = 0 && head -1 '$tmp/iodd.out' | grep -qxF \"\$'$tmp/odd/a\\nb':\""
@@ -344,6 +355,20 @@ long=$(printf 'n%.0s' $(seq 1 250))
 run_capture "$tmp/long1" "$AOUT2ELF" "$hello" "$tmp/nf/$long"
 run_capture "$tmp/long2" "$AOUT2ELF" -f "$hello" "$tmp/nf/$long"
 check "an OUTPUT of 250 bytes is written, and replaced with -f" sh -c "test \$(cat '$tmp/long1.rc') = 0 && test \$(cat '$tmp/long2.rc') = 0 && test ! -s '$tmp/long2.err'"
+echo plain >"$tmp/nf/plain"
+run_capture "$tmp/onotdir" "$AOUT2ELF" -O "$tmp/nf/plain" "$hello" "$td/hello.zmagic.aout"
+check "-O naming a file, not a folder: exit 1, one line for it, not one per input" sh -c "test \$(cat '$tmp/onotdir.rc') = 1 && test \"\$(cat '$tmp/onotdir.err')\" = 'aout2elf: $tmp/nf/plain: Not a directory' && test \"\$(cat '$tmp/nf/plain')\" = plain"
+ln -s made.json "$tmp/nf/dangling.json"
+run_capture "$tmp/dang" "$AOUT2ELF" -q -f -O "$tmp/nf/out" --report "$tmp/nf/dangling.json" "$tmp/nf/in/link"
+check "--report through a link to no file yet: makes that file, the link stays" sh -c "test \$(cat '$tmp/dang.rc') = 0 && test -L '$tmp/nf/dangling.json' && test \$(grep -c '\"input\"' '$tmp/nf/made.json') = 1"
+run_capture "$tmp/bv" "$AOUT2ELF" -v -f -O "$tmp/nf/out" "$tmp/nf/in/link"
+check "-O -v says what was converted, as without -O" grep -q "^'.*' -> '.*/nf/out/link' (QMAGIC, static)$" "$tmp/bv.out"
+# an image larger than the staging area: the input's fault, said of it
+printf '\314\000\144\000\000\000\000\061\000\020\000\000\000\000\000\000\000\000\000\000\040\020\000\000\000\000\000\000\000\000\000\000' >"$tmp/nf/vast"
+truncate -s $((0x31001000)) "$tmp/nf/vast"
+run_capture "$tmp/vast" "$AOUT2ELF" "$tmp/nf/vast" "$tmp/nf/vast.elf"
+check "a text of 784 MiB: too large to stage, said of INPUT, nothing written" sh -c "test \$(cat '$tmp/vast.rc') = 1 && grep -qx 'aout2elf: $tmp/nf/vast: the a.out image is too large to stage (.*)' '$tmp/vast.err' && test ! -e '$tmp/nf/vast.elf'"
+rm -f "$tmp/nf/vast"
 truncate -s 1G "$tmp/nf/huge"
 run_capture "$tmp/huge" "$AOUT2ELF" "$tmp/nf/huge" "$tmp/nf/huge.elf"
 check "a 1 GiB file of zeros: refused by its first bytes, one line, exit 1" sh -c "test \$(cat '$tmp/huge.rc') = 1 && test \"\$(cat '$tmp/huge.err')\" = 'aout2elf: $tmp/nf/huge: not an a.out executable (unknown magic 00)' && test ! -e '$tmp/nf/huge.elf'"
