@@ -28,7 +28,12 @@
 
 /* The stub has no libc headers: its copies of the personality bits must agree. */
 _Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
-_Static_assert(STUB_PER_NORANDOM_MARK == WHOLE_SECONDS, "WHOLE_SECONDS");
+_Static_assert((STUB_PER_NORANDOM_MARK &
+		(PER_MASK | UNAME26 | ADDR_NO_RANDOMIZE | FDPIC_FUNCPTRS |
+		 MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC |
+		 ADDR_LIMIT_32BIT | SHORT_INODE | WHOLE_SECONDS | STICKY_TIMEOUTS |
+		 ADDR_LIMIT_3GB)) == 0,
+	       "the mark is no personality flag");
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 

@@ -113,11 +113,13 @@ struct stub_lib {
 
 /*
  * personality(2) bits for STUB_F_NORANDOM: ADDR_NO_RANDOMIZE, and as the
- * mark of a start the stub (or aout2elf --exec) made so, WHOLE_SECONDS,
- * a flag no Linux kernel acts on.  Both are inherited across exec.
+ * mark of a start the stub (or aout2elf --exec) made so, a bit that no
+ * flag of <linux/personality.h> uses (WHOLE_SECONDS, no longer acted on,
+ * is what `setarch -S` sets, so it cannot be the mark).  The kernel keeps
+ * any value, across exec too.
  */
 #define STUB_PER_ADDR_NO_RANDOMIZE 0x0040000u
-#define STUB_PER_NORANDOM_MARK     0x2000000u
+#define STUB_PER_NORANDOM_MARK     0x10000000u
 
 struct stub_plan {
 	uint32_t magic;

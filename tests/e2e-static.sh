@@ -69,6 +69,30 @@ runcheck() {
 
 GREP=$(command -v grep)
 
+# norandom_under_setarch M FLAG MASK WANT DESC: startup-norandom.M layout
+# under "setarch FLAG": the stack top fixed, and of the personality bits
+# in MASK exactly WANT set
+norandom_under_setarch() {
+	local M=$1 flag=$2 mask=$3 want=$4 desc=$5 per
+	if ! command -v setarch >/dev/null 2>&1; then
+		skip "$desc (no setarch here)"
+		return
+	fi
+	if [ ! -f "$B/startup-norandom.$M" ]; then
+		not_ok "$desc" "startup-norandom.$M was not converted"
+		return
+	fi
+	run setarch "$(uname -m)" "$flag" "$B/startup-norandom.$M" layout
+	per=$(sed -n 's/^personality: \(0x[0-9a-f]*\)$/\1/p' "$OUT")
+	if [ "$st" = 0 ] && [ "$(sed -n 1p "$OUT")" = "stack top: 0xffffe000" ] &&
+		[ -n "$per" ] && [ $((per & mask)) = $((want)) ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $st"
+		show "$OUT" output
+	fi
+}
+
 # traps exec-ignoring and exec-blocking of kind $1 ($2: said after the
 # mode): an ignored or blocked SIGSYS survives exec (bit 30 of the masks)
 exec_keeps_sigsys() {
@@ -338,20 +362,26 @@ for M in $MAGICS; do
 	else
 		not_ok "$desc" "startup.$M or startup-norandom.$M was not converted"
 	fi
-	# already without randomisation: no second exec, and the bit stays
-	desc="$M: run startup (--no-randomize) layout under setarch -R: the bit is kept"
-	if ! command -v setarch >/dev/null 2>&1; then
-		skip "$desc (no setarch here)"
+	# already without randomisation: no second exec, and the bit stays;
+	# ADDR_NO_RANDOMIZE (0x40000) kept, the stub's mark (0x10000000) gone
+	norandom_under_setarch "$M" -R 0x10040000 0x40000 \
+		"$M: run startup (--no-randomize) layout under setarch -R: the bit is kept"
+	# setarch -S sets WHOLE_SECONDS (0x2000000), which the stub once took
+	# for its mark: unrandomised all the same, and -S kept
+	norandom_under_setarch "$M" -S 0x12040000 0x2000000 \
+		"$M: run startup (--no-randomize) layout under setarch -S: unrandomised, -S kept"
+	# a sandbox that refuses personality(): once, randomised, not exec for ever
+	desc="$M: run startup (--no-randomize) layout where personality() is refused: runs, randomised"
+	if [ ! -x ./tests/deny ]; then
+		skip "$desc (tests/deny not built)"
 	elif [ -f "$B/startup-norandom.$M" ]; then
-		run setarch "$(uname -m)" -R "$B/startup-norandom.$M" layout
-		per=$(sed -n 's/^personality: \(0x[0-9a-f]*\)$/\1/p' "$OUT")
-		# ADDR_NO_RANDOMIZE (0x40000) kept, the stub's mark (0x2000000) gone
-		if [ "$st" = 0 ] && [ "$(sed -n 1p "$OUT")" = "stack top: 0xffffe000" ] &&
-			[ -n "$per" ] && [ $((per & 0x2040000)) = $((0x40000)) ]; then
+		run ./tests/deny 136 "$B/startup-norandom.$M" layout
+		if [ "$st" = 0 ] && grep -q '^stack top: 0x' "$OUT"; then
 			ok "$desc"
 		else
-			not_ok "$desc" "exit $st"
+			not_ok "$desc" "$(run_status)"
 			show "$OUT" output
+			show "$ERR" stderr
 		fi
 	else
 		not_ok "$desc" "startup-norandom.$M was not converted"

@@ -2066,7 +2066,15 @@ static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
 	if ((per & STUB_PER_ADDR_NO_RANDOMIZE) || !execfn ||
 	    !runs_from(s, (const char *)execfn))
 		return;
+	/*
+	 * Exec only with the mark really set: a start without it would exec
+	 * again, for ever, where personality() is refused (Docker's seccomp
+	 * profile allows only a few values) or has no effect.
+	 */
 	start_call(s, NR_personality, per | (long)bits, 0, 0, 0, 0, 0);
+	if ((start_call(s, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0) & (long)bits) !=
+	    (long)bits)
+		return;
 	start_call(s, NR_execve, (long)execfn, (long)(elf_sp + 1),
 		   (long)(elf_sp + 1 + elf_sp[0] + 1), 0, 0, 0);
 	start_call(s, NR_personality, per, 0, 0, 0, 0, 0);
