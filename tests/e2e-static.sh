@@ -293,6 +293,25 @@ for M in $MAGICS; do
 	runcheck "$M: run hello" hello 0 "$hello"
 	runcheck "$M: run hello world" hello 0 "${hello}world"$'\n' world
 	runcheck "$M: run hello.stripped" hello.stripped 0 "$hello"
+	# setarch -Z: exec maps page 0 (for good, since Linux 6.x); the a.out
+	# loader reset the personality first.  Runs, or one line saying why.
+	desc="$M: run hello under setarch -Z (MMAP_PAGE_ZERO): runs, or one line naming it"
+	if ! command -v setarch >/dev/null 2>&1; then
+		skip "$desc (no setarch here)"
+	elif [ -f "$B/hello.$M" ]; then
+		run setarch "$(uname -m)" -Z "$B/hello.$M"
+		if { [ "$st" = 0 ] && [ "$(cat "$OUT")" = "${hello%$'\n'}" ]; } ||
+			{ [ "$M" != qmagic ] && [ "$st" = 127 ] && one_line "$ERR" &&
+				grep -q 'MMAP_PAGE_ZERO, setarch -Z' "$ERR"; }; then
+			ok "$desc"
+		else
+			not_ok "$desc" "$(run_status)"
+			show "$OUT" output
+			show "$ERR" stderr
+		fi
+	else
+		not_ok "$desc" "hello.$M was not converted"
+	fi
 	runcheck "$M: run startup" startup 0 $'startup: ok\n'
 	runcheck "$M: run startup, converted with --direct (the kernel maps the a.out at exec)" \
 		startup-direct 0 $'startup: ok\n'

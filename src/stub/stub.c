@@ -209,10 +209,22 @@ static __attribute__((noreturn)) void die(const char *what, uint32_t addr,
 	die_line(&l);
 }
 
+#define NR_personality 136
+#define PER_MMAP_PAGE_ZERO 0x0100000
+
 static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 {
 	struct line l = { .len = 0 };
 	put_str(&l, PROG_NAME);
+	/* setarch -Z: exec mapped page 0, for good (the a.out loader reset
+	 * the personality first); the sysctl would change nothing */
+	if (addr < STUB_PAGE &&
+	    (stub_syscall_via(0, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0) &
+	     PER_MMAP_PAGE_ZERO)) {
+		put_str(&l, ": needs address 0, which exec gave to page zero "
+			    "(personality MMAP_PAGE_ZERO, setarch -Z); run it without");
+		die_line(&l);
+	}
 	put_str(&l, ": needs address ");
 	put_hex(&l, addr);
 	put_str(&l, ", below vm.mmap_min_addr; allow it with: sysctl -w vm.mmap_min_addr=");
@@ -2036,7 +2048,6 @@ static unsigned trap_rules(struct trap_rule *rules)
  * longer leads to this file, an fd that exec closed) the program runs
  * as it was started.
  */
-#define NR_personality 136
 #define NR_stat64 195
 
 /* 1 if path is the file that runs; where /proc is missing, taken as it. */
