@@ -502,6 +502,11 @@ for M in $MAGICS; do
 			traps 0 $'traps: ok\n' registers
 		runcheck "$M: run traps sigsys (its own SIGSYS handler, under dispatch and the filter)" \
 			traps 0 $'traps: ok\n' sigsys
+		# the legacy mmap layout puts the vDSO below 0x80000000, in the
+		# range dispatch traps: the stub then calls with its own int $0x80
+		desc="$M: run traps budget under ulimit -s unlimited (vDSO below 0x80000000): dispatch still"
+		run bash -c 'ulimit -s unlimited && exec "$0" budget' "$B/traps.$M"
+		expect "$desc" 0 $'traps: ok\n'
 		runcheck "$M: run traps exec grep (an exec before the filter leaves no filter)" \
 			traps 0 $'NoNewPrivs:\t0\nSeccomp:\t0\n' exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status

@@ -249,9 +249,15 @@ static inline struct stub_plan *the_plan(void)
 static const char *env_libpath, *env_ldpath;
 
 /* Before a start-up failure is reported, or the handler is installed. */
+/*
+ * The vDSO lies below IMAGE_LIMIT where the mmap layout is the legacy one
+ * (ulimit -s unlimited, setarch -L): calls the stub made through it would
+ * come from the program's range, which dispatch and the filter trap.  The
+ * stub then makes its calls with int $0x80, from its own code.
+ */
 static void commit(const struct start *s)
 {
-	stub_sysinfo = s->gate;
+	stub_sysinfo = s->gate >= IMAGE_LIMIT ? s->gate : 0;
 	prog_name = s->name;
 	env_libpath = s->libpath;
 	env_ldpath = s->ldpath;
@@ -1755,8 +1761,9 @@ static int dispatch_takes(int nr, uint32_t arg0)
 /* 1 if dispatch now stands in for the filter (trap_rules builds it later). */
 static int start_dispatch(void)
 {
-	/* The stub's own calls go through the vDSO: it must be let through. */
-	if (stub_sysinfo < IMAGE_LIMIT)
+	/* The stub's own calls, through the vDSO or its own int $0x80, must be
+	 * let through (commit() gives up a vDSO below IMAGE_LIMIT). */
+	if (stub_sysinfo != 0 && stub_sysinfo < IMAGE_LIMIT)
 		return 0;
 	dispatch_left = DISPATCH_BUDGET;
 	dispatching = 1;
