@@ -726,10 +726,15 @@ static int suspend_round(void)
 {
 	struct { uint32_t interval[2], value[2]; } timer = { { 0, 0 }, { 0, 10000 } };
 	uint32_t all_but_alarm[2] = { ~(1u << (SIGALRM - 1)), 0xffffffffu };
+	uint32_t alarm[2] = { 1u << (SIGALRM - 1), 0 }, before[2] = { 0, 0 };
 	long r;
 
 	if (set_handler(SIGALRM, brk_in_handler))
 		return fail(8, "cannot set the SIGALRM handler");
+	/* blocked until sigsuspend lets it in: on a loaded machine the 10 ms
+	 * can pass before sigsuspend is reached, which would then wait for good */
+	if (sys4(SYS_rt_sigprocmask, SIG_BLOCK, (long)alarm, (long)before, 8) != 0)
+		return fail(9, "rt_sigprocmask failed");
 	for (int old_call = 0; old_call < 2; old_call++) {
 		handler_runs = 0;
 		if (sys3(SYS_setitimer, 0, (long)&timer, 0) != 0)
@@ -739,6 +744,8 @@ static int suspend_round(void)
 		if (r != -EINTR || handler_runs != 1 || !handler_brk_ok)
 			return fail(8, "brk failed in a handler run from sigsuspend");
 	}
+	if (sys4(SYS_rt_sigprocmask, SIG_SETMASK, (long)before, 0, 8) != 0)
+		return fail(9, "the mask could not be set back");
 	return 0;
 }
 
