@@ -248,8 +248,8 @@ static inline struct stub_plan *the_plan(void)
 
 static const char *env_libpath, *env_ldpath;
 
-/* Before a start-up failure is reported, or the handler is installed. */
 /*
+ * Before a start-up failure is reported, or the handler is installed.
  * The vDSO lies below IMAGE_LIMIT where the mmap layout is the legacy one
  * (ulimit -s unlimited, setarch -L): calls the stub made through it would
  * come from the program's range, which dispatch and the filter trap.  The
@@ -2090,8 +2090,9 @@ static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
 	 * profile allows only a few values) or has no effect.
 	 */
 	start_call(s, NR_personality, per | (long)bits, 0, 0, 0, 0, 0);
-	if ((start_call(s, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0) & (long)bits) !=
-	    (long)bits)
+	long now = start_call(s, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0);
+
+	if (now < 0 || (now & (long)bits) != (long)bits)
 		return;
 	start_call(s, NR_execve, (long)execfn, (long)(elf_sp + 1),
 		   (long)(elf_sp + 1 + elf_sp[0] + 1), 0, 0, 0);
