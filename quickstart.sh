@@ -6,10 +6,8 @@ cd "$(dirname "$0")"
 
 packages=$(grep -v '^#' tools/debian-packages)
 if [ "${AOUT2ELF_SKIP_APT:-}" != 1 ]; then
-	if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
-	$SUDO apt-get update -qq
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $packages >/dev/null
+	tools/apt-install $packages
 fi
 
 # where this kernel cannot execute i386 programs, a QEMU VM that can; and
