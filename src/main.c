@@ -111,8 +111,12 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	for (size_t i = 0; i < o->nlibdirs; i++)
 		total += strlen(o->libdirs[i]) + 1;
 	if (total > STUB_PATHS) {
-		diag_print(abs, "the -L folders would be longer than "
-				"1024 bytes in all");
+		char msg[64];
+
+		snprintf(msg, sizeof msg,
+			 "the -L folders would be longer than %d bytes in all",
+			 STUB_PATHS);
+		diag_print(abs, msg);
 		free(abs);
 		return -1;
 	}
