@@ -69,6 +69,35 @@ runcheck() {
 
 GREP=$(command -v grep)
 
+# judge_run DESC TEST...: ok if the command TEST says the last run was
+# right, else not_ok with its status, stdout and stderr
+judge_run() {
+	local desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "$(run_status)"
+		show "$OUT" output
+		show "$ERR" stderr
+	fi
+}
+
+# the last run printed the hello line, or (ZMAGIC, NMAGIC, OMAGIC) said in
+# one line that MMAP_PAGE_ZERO took page 0
+# shellcheck disable=SC2317 # called by judge_run
+hello_or_page_zero() {
+	{ [ "$st" = 0 ] && [ "$(cat "$OUT")" = "${hello%$'\n'}" ]; } ||
+		{ [ "$M" != qmagic ] && [ "$st" = 127 ] && one_line "$ERR" &&
+			grep -q 'MMAP_PAGE_ZERO, setarch -Z' "$ERR"; }
+}
+
+# the last run exited 0 and reported a stack top
+# shellcheck disable=SC2317 # called by judge_run
+ran_with_stack_top() {
+	[ "$st" = 0 ] && grep -q '^stack top: 0x' "$OUT"
+}
+
 # norandom_under_setarch M FLAG MASK WANT DESC: startup-norandom.M layout
 # under "setarch FLAG": the stack top fixed, and of the personality bits
 # in MASK exactly WANT set
@@ -300,15 +329,7 @@ for M in $MAGICS; do
 		skip "$desc (no setarch here)"
 	elif [ -f "$B/hello.$M" ]; then
 		run setarch "$(uname -m)" -Z "$B/hello.$M"
-		if { [ "$st" = 0 ] && [ "$(cat "$OUT")" = "${hello%$'\n'}" ]; } ||
-			{ [ "$M" != qmagic ] && [ "$st" = 127 ] && one_line "$ERR" &&
-				grep -q 'MMAP_PAGE_ZERO, setarch -Z' "$ERR"; }; then
-			ok "$desc"
-		else
-			not_ok "$desc" "$(run_status)"
-			show "$OUT" output
-			show "$ERR" stderr
-		fi
+		judge_run "$desc" hello_or_page_zero
 	else
 		not_ok "$desc" "hello.$M was not converted"
 	fi
@@ -395,13 +416,7 @@ for M in $MAGICS; do
 		skip "$desc (tests/deny not built)"
 	elif [ -f "$B/startup-norandom.$M" ]; then
 		run ./tests/deny 136 "$B/startup-norandom.$M" layout
-		if [ "$st" = 0 ] && grep -q '^stack top: 0x' "$OUT"; then
-			ok "$desc"
-		else
-			not_ok "$desc" "$(run_status)"
-			show "$OUT" output
-			show "$ERR" stderr
-		fi
+		judge_run "$desc" ran_with_stack_top
 	else
 		not_ok "$desc" "startup-norandom.$M was not converted"
 	fi
