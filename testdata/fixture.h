@@ -247,27 +247,39 @@ static inline void fx_puts(int fd, const char *s)
 	sys_write(fd, s, fx_strlen(s));
 }
 
-static inline void fx_puthex(int fd, uint32_t v)
+/* v as "0x" and 8 hex digits, in b[11] */
+static inline const char *fx_hex(char b[11], uint32_t v)
 {
-	char b[11];
 	b[0] = '0';
 	b[1] = 'x';
 	for (int i = 0; i < 8; i++)
 		b[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
 	b[10] = 0;
-	fx_puts(fd, b);
+	return b;
 }
 
-static inline void fx_putdec(int fd, uint32_t v)
+/* v in decimal, at the end of b[11] */
+static inline const char *fx_dec(char b[11], uint32_t v)
 {
-	char b[11];
 	int i = 10;
 	b[i] = 0;
 	do {
 		b[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fx_puts(fd, b + i);
+	return b + i;
+}
+
+static inline void fx_puthex(int fd, uint32_t v)
+{
+	char b[11];
+	fx_puts(fd, fx_hex(b, v));
+}
+
+static inline void fx_putdec(int fd, uint32_t v)
+{
+	char b[11];
+	fx_puts(fd, fx_dec(b, v));
 }
 
 #endif

@@ -8,7 +8,8 @@
 # Sources are read from $(srcdir)/testdata, everything is written to
 # testdata/ of the build directory, so VPATH builds and distcheck work.
 #
-# Each fixture NAME (hello startup sigsegv forkexec traps runcode dyn) is
+# Each fixture NAME (hello startup sigsegv forkexec traps runcode dyn
+# statedump statedump-big) is
 # linked for each a.out kind M (omagic nmagic zmagic qmagic) at the a.out
 # addresses, with
 # $(srcdir)/testdata/aout-M.ld, into testdata/NAME.M.elf; testdata/mkaout
@@ -43,7 +44,8 @@ FIXTURE_DEPS = $(srcdir)/testdata/fixture.h $(srcdir)/testdata/fixture_start.S
 FIXTURE_MKAOUT = testdata/mkaout$(EXEEXT)
 
 FIXTURE_MAGICS = omagic nmagic zmagic qmagic
-FIXTURE_NAMES = hello startup sigsegv forkexec traps runcode dyn
+FIXTURE_NAMES = hello startup sigsegv forkexec traps runcode dyn statedump \
+	statedump-big
 # -DFIXTURE_MAGIC= for each kind
 FIXTURE_MAGIC_omagic = 0407
 FIXTURE_MAGIC_nmagic = 0410
@@ -54,7 +56,9 @@ fixture_kind = $(patsubst .%,%,$(suffix $(basename $(1))))
 
 FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/hello.c testdata/startup.c testdata/sigsegv.c \
-	testdata/forkexec.c testdata/traps.c testdata/runcode.c testdata/child32.c \
+	testdata/forkexec.c testdata/traps.c testdata/runcode.c \
+	testdata/statedump.c testdata/statedump-big.c \
+	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
@@ -106,6 +110,7 @@ testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata
 
 # what dyn and its variants include besides fixture.h
 $(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
+$(filter testdata/statedump-big%,$(FIXTURE_ELFS)): $(srcdir)/testdata/statedump.c
 
 testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@
