@@ -31,6 +31,8 @@
  */
 #define STUB_BASE   0x80000000u
 #define STUB_BSS    0xB0000000u
+/* where --no-randomize moves the vDSO, out of mmap's way (see the stub) */
+#define STUB_VDSO   (STUB_BSS + STUB_MAX_BSS)
 #define STAGE_LIMIT STUB_BSS
 #define IMAGE_LIMIT 0x80000000u /* a.out images and libraries end below */
 

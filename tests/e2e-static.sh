@@ -183,12 +183,13 @@ done
 for M in $MAGICS; do
 	# ---- convert ----
 	for f in hello hello.stripped startup startup-direct startup-norandom sigsegv \
-		forkexec traps runcode runcode-nx $layout_names; do
+		forkexec traps traps-norandom runcode runcode-nx $layout_names; do
 		opt=()
 		case $f in
 		hello.stripped) src=$TESTDATA/hello.$M.stripped.aout ;;
 		startup-direct) src=$TESTDATA/startup.$M.aout opt=(--direct) ;;
 		startup-norandom) src=$TESTDATA/startup.$M.aout opt=(--no-randomize) ;;
+		traps-norandom) src=$TESTDATA/traps.$M.aout opt=(--no-randomize) ;;
 		startup-*-direct) src=$TESTDATA/${f%-direct}.$M.aout opt=(--direct) ;;
 		runcode-nx) src=$TESTDATA/runcode.$M.aout opt=(--noexecstack) ;;
 		*) src=$TESTDATA/$f.$M.aout ;;
@@ -302,10 +303,12 @@ for M in $MAGICS; do
 			"startup (--no-randomize) with no environment" \
 			"startup (--no-randomize) layout" \
 			"startup (--no-randomize) layout under setarch -R" \
+			"startup (--no-randomize) layout under ulimit -s 8192" \
 			"sigsegv" "forkexec child32" \
 			"forkexec child64" "forkexec hello" "forkexec sigsegv" \
 			"forkexec startup-brk-10004" \
-			"traps budget" "traps refused" "traps fork" "traps nested" "traps mask" \
+			"traps budget" "traps refused" "traps fork" "traps nested" \
+			"traps nested (--no-randomize)" "traps mask" \
 			"traps blockall" \
 			"traps exec" "traps sigsys" "traps sigsys-default" \
 			"traps blocked" "runcode" "runcode --noexecstack"; do
@@ -401,6 +404,21 @@ for M in $MAGICS; do
 		fi
 	else
 		not_ok "$desc" "startup.$M or startup-norandom.$M was not converted"
+	fi
+	# the a.out loader mapped no vDSO: its first mmap went right below
+	# mmap's base, 0xF7FFE000 on an x86-64 kernel with a stack limit up to
+	# 128 MiB (tests/aout-kernel.sh compares with the loader itself)
+	desc="$M: run startup (--no-randomize) layout under ulimit -s 8192: mmap gives 0xf7ffd000, as the a.out loader did"
+	if [ -f "$B/startup-norandom.$M" ]; then
+		run bash -c 'ulimit -s 8192 && exec "$0" layout' "$B/startup-norandom.$M"
+		if [ "$st" = 0 ] && grep -qx 'mmap: 0xf7ffd000' "$OUT"; then
+			ok "$desc"
+		else
+			not_ok "$desc"
+			report_run
+		fi
+	else
+		not_ok "$desc" "startup-norandom.$M was not converted"
 	fi
 	# already without randomisation: no second exec, and the bit stays;
 	# ADDR_NO_RANDOMIZE (0x40000) kept, the stub's mark (0x10000000) gone
@@ -513,6 +531,10 @@ for M in $MAGICS; do
 			traps 0 $'traps: ok\n' brkonly
 		runcheck "$M: run traps nested (a signal handler's brk inside a dispatched read)" \
 			traps 0 $'traps: ok\n' nested
+		# --no-randomize moves the vDSO out of mmap's way; a handler with
+		# no restorer of its own returns through the kernel's, in it
+		runcheck "$M: run traps nested, converted with --no-randomize (the vDSO moved)" \
+			traps-norandom 0 $'traps: ok\n' nested
 		runcheck "$M: run traps registers (a trapped call keeps every register, eflags, x87 and SSE state)" \
 			traps 0 $'traps: ok\n' registers
 		runcheck "$M: run traps sigsys (its own SIGSYS handler, under dispatch and the filter)" \
@@ -539,6 +561,9 @@ for M in $MAGICS; do
 			run env TRAPS_NO_DISPATCH=1 "$B/traps.$M" "$t"
 			expect "$M: run traps $t, under the filter from the start" 0 $'traps: ok\n'
 		done
+		run env TRAPS_NO_DISPATCH=1 "$B/traps-norandom.$M" nested
+		expect "$M: run traps nested, converted with --no-randomize (the vDSO moved), under the filter" \
+			0 $'traps: ok\n'
 		# the filter and no_new_privs are inherited, as README says
 		run env TRAPS_NO_DISPATCH=1 "$B/traps.$M" exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status

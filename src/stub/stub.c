@@ -62,6 +62,7 @@
 #define AT_SECURE 23
 #define AT_EXECFN 31
 #define AT_SYSINFO 32
+#define AT_SYSINFO_EHDR 33
 
 #define SIGSYS 31
 #define SA_SIGINFO 0x4
@@ -85,6 +86,7 @@ uint32_t stub_sysinfo; /* __kernel_vsyscall: sysenter/syscall, not int $0x80 */
  */
 struct start {
 	uint32_t gate;       /* __kernel_vsyscall, or 0 for int $0x80 */
+	uint32_t vdso;       /* the vDSO's ELF header (AT_SYSINFO_EHDR), or 0 */
 	const char *name;    /* the program, for messages (0: PROG_NAME says one) */
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
 	const char *ldpath;  /* LD_LIBRARY_PATH, or 0 */
@@ -2069,7 +2071,58 @@ static int runs_from(const struct start *s, const char *path)
 	return a[0] == b[0] && a[1] == b[1] && a[22] == b[22] && a[23] == b[23];
 }
 
-static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
+/* Bytes of the vDSO's own mapping: its one PT_LOAD, from 0, page-rounded. */
+static uint32_t vdso_size(uint32_t ehdr)
+{
+	const uint8_t *e = (const uint8_t *)ehdr;
+	uint32_t phoff = rd32(e + 28), phnum = e[44] | (uint32_t)e[45] << 8;
+
+	if (rd32(e) != 0x464c457fu || e[4] != 1 || phnum > 16)
+		return 0;
+	for (uint32_t i = 0; i < phnum; i++) {
+		const uint8_t *ph = e + phoff + 32 * i;
+		if (rd32(ph) == 1 /* PT_LOAD */)
+			return PAGE_UP(rd32(ph + 8) + rd32(ph + 20));
+	}
+	return 0;
+}
+
+#define NR_mincore 218
+
+/*
+ * The a.out loader mapped no vDSO, so an unrandomised program's first
+ * mmap got the pages right below mmap's base; the ELF loader has put the
+ * vDSO and its data pages (vvar) there, and every address mmap gives
+ * would be lower by their size.  Where nothing is randomised
+ * (--no-randomize), the vDSO moves to STUB_VDSO (by mremap, which the
+ * kernel follows: signals still return through it) and its data pages,
+ * which only its clock functions read and the stub does not call, are
+ * unmapped: they are the mapped pages right below it, as nothing else is
+ * mapped in that area yet.  mmap then gives the program the addresses the
+ * a.out loader gave it (tests/aout-kernel.sh compares them).
+ */
+static void vdso_out_of_the_way(struct start *s)
+{
+	uint32_t base = s->vdso, size, below = 0;
+	unsigned char in_core;
+
+	if (!base || base == STUB_VDSO || !(size = vdso_size(base)))
+		return;
+	if ((uint32_t)start_call(s, NR_mremap, (long)base, (long)size, (long)size,
+				 MREMAP_MAYMOVE | MREMAP_FIXED, STUB_VDSO, 0) != STUB_VDSO)
+		return;
+	if (s->gate >= base && s->gate < base + size)
+		s->gate += STUB_VDSO - base;
+	s->vdso = STUB_VDSO;
+	while (below < 16 * STUB_PAGE &&
+	       start_call(s, NR_mincore, (long)(base - below - STUB_PAGE),
+			  STUB_PAGE, (long)&in_core, 0, 0, 0) == 0)
+		below += STUB_PAGE;
+	if (below)
+		start_call(s, NR_munmap, (long)(base - below), (long)below, 0, 0, 0, 0);
+}
+
+static void start_unrandomized(struct start *s, uint32_t *elf_sp,
 			       uint32_t execfn)
 {
 	const uint32_t bits = STUB_PER_ADDR_NO_RANDOMIZE | STUB_PER_NORANDOM_MARK;
@@ -2079,10 +2132,14 @@ static void start_unrandomized(const struct start *s, uint32_t *elf_sp,
 		return;
 	if (per & STUB_PER_NORANDOM_MARK) {
 		start_call(s, NR_personality, per & ~(long)bits, 0, 0, 0, 0, 0);
+		vdso_out_of_the_way(s);
 		return;
 	}
-	if ((per & STUB_PER_ADDR_NO_RANDOMIZE) || !execfn ||
-	    !runs_from(s, (const char *)execfn))
+	if (per & STUB_PER_ADDR_NO_RANDOMIZE) {
+		vdso_out_of_the_way(s);
+		return;
+	}
+	if (!execfn || !runs_from(s, (const char *)execfn))
 		return;
 	/*
 	 * Exec only with the mark really set: a start without it would exec
@@ -2172,7 +2229,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	char **envp = argv + argc + 1;
 	uint32_t envc = 0, execfn = 0, secure = 0;
 	uint32_t sp_low = (uint32_t)elf_sp;
-	struct start s = { .gate = 0, .name = 0, .libpath = 0, .ldpath = 0,
+	struct start s = { .gate = 0, .vdso = 0, .name = 0, .libpath = 0, .ldpath = 0,
 			   .sp_low = &sp_low };
 
 	while (envp[envc])
@@ -2182,6 +2239,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			execfn = av[1];
 		else if (av[0] == AT_SYSINFO)
 			s.gate = av[1];
+		else if (av[0] == AT_SYSINFO_EHDR)
+			s.vdso = av[1];
 		else if (av[0] == AT_SECURE)
 			secure = av[1];
 
