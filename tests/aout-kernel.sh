@@ -59,8 +59,9 @@ place() {
 }
 
 # The job the VM runs: "r P ARG..." runs the three copies of P with ARG...
-# and a small fixed environment (and what the array ENV_EXTRA adds), each
-# result in $W/res/V.P.N.{out,err,rc} for the Nth run of P.
+# and a small fixed environment (and what the array ENV_EXTRA adds), for a
+# minute at most, each result in $W/res/V.P.N.{out,err,rc} for the Nth
+# run of P.
 mkdir "$W/res"
 job=$W/job
 cat >"$job" <<EOF
@@ -75,7 +76,7 @@ r() {
 	n=$((${count[$p]:-0} + 1))
 	count[$p]=$n
 	for v in o c n; do
-		(cd "$W/$v/$p" && env -i A=1 'B=two words' "${ENV_EXTRA[@]}" ./prog "$@" \
+		(cd "$W/$v/$p" && timeout -k 5 60 env -i A=1 'B=two words' "${ENV_EXTRA[@]}" ./prog "$@" \
 			>"$W/res/$v.$p.$n.out" 2>"$W/res/$v.$p.$n.err" </dev/null
 		 echo $? >"$W/res/$v.$p.$n.rc")
 	done
@@ -171,7 +172,7 @@ if [ -d "$corpus" ]; then
 rc() {
 	local v=$1 name=$2
 	shift 2
-	env -i A=1 HOME=/tmp "$(command -v chroot)" "$W/root" "$@" \
+	timeout -k 5 60 env -i A=1 HOME=/tmp "$(command -v chroot)" "$W/root" "$@" \
 		>"$W/res/$v.$name.1.out" 2>"$W/res/$v.$name.1.err" </dev/null
 	echo $? >"$W/res/$v.$name.1.rc"
 }
