@@ -168,17 +168,26 @@ static void registers(void)
 /* The fields of a /proc file line that starts with key, or of stat. */
 static char buf[8192];
 
+/* /proc/self/NAME into buf: 1, or a line saying it is unreadable and 0 */
+static int read_proc(const char *name)
+{
+	char path[32] = "/proc/self/";
+
+	memcpy(path + 11, name, fx_strlen(name) + 1);
+	if (fx_read_file(path, buf, sizeof buf) >= 0)
+		return 1;
+	put(name);
+	put(": unreadable\n");
+	return 0;
+}
+
 static void status_lines(void)
 {
 	static const char *const keys[] = { "NoNewPrivs:", "Seccomp:", "SigPnd:",
 					     "ShdPnd:", "SigBlk:", "SigIgn:",
 					     "SigCgt:", "CapEff:" };
-	long n = fx_read_file("/proc/self/status", buf, sizeof buf);
-
-	if (n < 0) {
-		put("status: unreadable\n");
+	if (!read_proc("status"))
 		return;
-	}
 	for (const char *l = buf; *l;) {
 		const char *e = l;
 		while (*e && *e != '\n')
@@ -196,12 +205,8 @@ static void status_lines(void)
 /* /proc/self/stat fields 26-28 and 45-51 (1-based), the ones a.out set */
 static void stat_fields(void)
 {
-	long n = fx_read_file("/proc/self/stat", buf, sizeof buf);
-
-	if (n < 0) {
-		put("stat: unreadable\n");
+	if (!read_proc("stat"))
 		return;
-	}
 	const char *p = buf;
 	for (const char *q = buf; *q; q++)
 		if (*q == ')')
@@ -256,12 +261,8 @@ static uint32_t parse_hex(const char **p)
  */
 static void maps(const char *self)
 {
-	long n = fx_read_file("/proc/self/maps", buf, sizeof buf);
-
-	if (n < 0) {
-		put("maps: unreadable\n");
+	if (!read_proc("maps"))
 		return;
-	}
 	for (const char *l = buf; *l;) {
 		const char *p = l;
 		uint32_t start = parse_hex(&p);
