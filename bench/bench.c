@@ -33,8 +33,10 @@
  *     libraries embedded against --no-embed-libs;
  *  2. heap: benchprog growing and shrinking its heap (brk) many times,
  *     converted against native, for each way the stub gets brk right, and
- *     the cost of one trapped brk call; gforth ALLOCATE/FREE (libc.so.4's
- *     malloc) against the same loop without them;
+ *     the cost of one trapped brk call; libc.so.4's malloc and free in
+ *     a loop (benchprog libc4, with the corpus), converted against native,
+ *     brk trapped and by prctl; gforth ALLOCATE/FREE (libc.so.4's malloc)
+ *     against the same loop without them;
  *  3. memory: /proc/PID/smaps_rollup of a running converted program and of
  *     the native one (two copies of each run at once, so that what is
  *     shared shows as shared), and /proc/PID/pagemap of the text pages:
@@ -861,6 +863,57 @@ static void bench_startup(void)
 #define HEAP_ROUNDS 50 /* benchprog heap N: 1 + 32 N brk calls */
 #define GFORTH_LOOPS 1000
 
+#define LIBC4_ROUNDS 1000 /* benchprog libc4 LIB N: N malloc+free */
+#define LIBC4_NAME_SMALL "libc.so.4 malloc+free, brk < 64K: conv / native"
+#define LIBC4_NAME_BIG "same, 128K bss, brk above 64K: conv / native"
+
+/*
+ * The same loop of libc.so.4's malloc(200000) and free() in a native ELF
+ * (which maps the library itself: no uselib there) and in the a.out
+ * converted with the library embedded, whose brk calls from libc's code
+ * the stub traps (below 64K) or the kernel answers (prctl).
+ */
+static void bench_libc4_heap(void)
+{
+	const char *builds[2] = { "small", "bigbss" };
+	const char *names[2] = { LIBC4_NAME_SMALL, LIBC4_NAME_BIG };
+	char *lib = xasprintf("%s/lib/libc.so.4", corpus);
+	char *libdir = xasprintf("%s/lib", corpus);
+	char nbuf[16];
+	struct variant v[4] = { { 0 } };
+	char *why = NULL;
+
+	snprintf(nbuf, sizeof nbuf, "%d", LIBC4_ROUNDS);
+	for (int b = 0; b < 2; b++) {
+		char *e = in_work(xasprintf("libc4-%s.qmagic", builds[b]));
+
+		convert(prog(xasprintf("benchprog-libc4%s.qmagic.aout", builds[b])), e,
+			"-L", libdir, NULL);
+		v[2 * b].name = "native";
+		v[2 * b].cmd = cmd_of(prog(xasprintf("benchprog-native-%s", builds[b])),
+				      "libc4", lib, nbuf, NULL);
+		v[2 * b + 1].name = "converted";
+		v[2 * b + 1].cmd = cmd_of(e, "libc4", lib, nbuf, NULL);
+	}
+	for (int i = 0; i < 4; i++)
+		if (!works(v[i].cmd.v, NULL, &why)) {
+			skip_row(names[0], why);
+			skip_row(names[1], why);
+			return;
+		}
+	int rounds = scaled(61);
+	note("heap: libc.so.4, 4 variants x %d runs", rounds);
+	measure(v, 4, rounds, 1);
+	for (int b = 0; b < 2; b++)
+		ratio_row(names[b], med(&v[2 * b + 1]), med(&v[2 * b]), 1.10, rounds);
+	detail("libc.so.4: benchprog libc4 maps ../shared/corpus/lib/libc.so.4 (uselib in "
+	       "the conversion, which embeds it; mmap in the native ELF, whose kernel "
+	       "has no uselib), sets its ___brk_addr from brk(0) as libc 4's crt0 did, "
+	       "then calls malloc(200000) and free() through its jump table %d times: "
+	       "each round grows the heap past 64K and gives it back (3 brk calls).\n",
+	       LIBC4_ROUNDS);
+}
+
 static void bench_heap(void)
 {
 	char nbuf[16];
@@ -918,9 +971,12 @@ static void bench_heap(void)
 	const char *gname = "gforth ALLOCATE+FREE loop / same loop without";
 
 	if (!corpus) {
+		skip_row(LIBC4_NAME_SMALL, "no ../shared/corpus");
+		skip_row(LIBC4_NAME_BIG, "no ../shared/corpus");
 		skip_row(gname, "no ../shared/corpus");
 		return;
 	}
+	bench_libc4_heap();
 	char *g = in_work("gforth-0.2.1.embed");
 	char *fi = xasprintf("%s/gforth-0.2.1.fi", corpus);
 	char *with = xasprintf(": t %d 0 do 200000 allocate throw free throw loop ; t bye",

@@ -27,6 +27,17 @@
  *	                          those calls through the vDSO as the stub's:
  *	                          what trapping costs a start, whatever else
  *	                          the stub does
+ *	benchprog libc4 LIB N     uselib(LIB), LIB being libc.so.4 4.7.2 of
+ *	                          ../shared/corpus, or where the kernel has
+ *	                          no uselib (a native build) the same by mmap;
+ *	                          sets libc's ___brk_addr from brk(0) as libc
+ *	                          4's crt0 did; then N times malloc(200000)
+ *	                          and free() through its jump table: a heap
+ *	                          that grows and shrinks by libc.so.4's sbrk.
+ *	                          Built with BENCH_LIBC4, the a.out names
+ *	                          libc.so.4 as ld.so's programs did, so that
+ *	                          aout2elf embeds it and the stub traps brk
+ *	                          in its code too
  *	benchprog pause           reads every page of TEXT_TABLE (16 KiB of
  *	                          read-only data in the text) and of the data,
  *	                          writes "R" on stdout and waits for EOF on
@@ -51,7 +62,8 @@
  *
  * Exit status: 0 done; 2 a brk that grew the heap failed, 3 one that shrank
  * it, 4 bad arguments, 5 the tables read back wrong, 6 dispatch could not
- * be set up.
+ * be set up, 7 LIB could not be mapped or is not that libc.so.4, 8 a
+ * malloc failed.
  */
 #include "fixture.h"
 
@@ -180,6 +192,86 @@ static int dispatch(uint32_t *entry_sp)
 	sys_exit(0); /* int $0x80, as the a.out code's: a SIGSYS */
 }
 
+/*
+ * libc.so.4 4.7.2: QMAGIC, loads at 0x5ffff000; its jump table starts at
+ * 0x60000000 with a version word, then one 8-byte slot a function.  The
+ * slots of malloc and free were found with gdb on gforth-0.2.1, which
+ * calls them for ALLOCATE and FREE.
+ */
+#define SYS_old_mmap 90 /* one argument: the six in memory */
+#define LIBC4_VERSION_WORD 0x000402beu /* at 0x60000000 */
+#define LIBC4_MALLOC 0x60000898u       /* slot 274 */
+#define LIBC4_FREE 0x600004a8u         /* slot 148 */
+#define LIBC4_BLOCK 200000u
+/* its sbrk adds to ___brk_addr, which libc 4's crt0 set from brk(0)
+ * (ld.so pointed this entry of the library's table at the program's) */
+#define LIBC4_BRK_ADDR_PTR 0x6008f214u
+
+/* what uselib() did for a QMAGIC library: text and data from offset 0,
+ * read, write and execute, then bss */
+static int map_library(const char *path)
+{
+	uint32_t h[8];
+	long fd = sys2(SYS_open, (long)path, 0), r;
+
+	if (fd < 0)
+		return -1;
+	r = sys3(SYS_read, fd, (long)h, sizeof h);
+	if (r == (long)sizeof h && (h[0] & 0xffff) == 0314) {
+		uint32_t start = h[5] & ~(PAGE - 1), len = (h[1] + h[2] + PAGE - 1) & ~(PAGE - 1);
+		uint32_t end = (h[1] + h[2] + h[3] + PAGE - 1) & ~(PAGE - 1);
+
+		/* PROT_READ|WRITE|EXEC, MAP_PRIVATE|MAP_FIXED; bss anonymous */
+		uint32_t text_data[6] = { start, len, 7, 0x12, (uint32_t)fd, 0 };
+		uint32_t bss[6] = { start + len, end - len, 7, 0x32, (uint32_t)-1, 0 };
+
+		r = sys1(SYS_old_mmap, (long)text_data);
+		if (r == (long)start && end > len)
+			r = sys1(SYS_old_mmap, (long)bss);
+	} else {
+		r = -1;
+	}
+	sys1(SYS_close, fd);
+	return r < 0 ? -1 : 0;
+}
+
+#define SYS_uselib 86
+#define ENOSYS 38
+
+#ifdef BENCH_LIBC4
+/* the record of a needed library that libc 4's programs carry (see
+ * testdata/dyn.c), as gforth-0.2.1's: aout2elf finds it */
+struct libentry {
+	const char *name, *tools;
+	uint32_t jump_table, version;
+};
+__attribute__((used)) struct libentry bench_libentries[] = {
+	{ "libc.so.4", "DLL Jump 4.6pl27", 0x60000000u, 0x40000u | 627 },
+};
+#endif
+
+static int libc4_heap(const char *path, uint32_t rounds)
+{
+	void *(*lib_malloc)(uint32_t) = (void *(*)(uint32_t))LIBC4_MALLOC;
+	void (*lib_free)(void *) = (void (*)(void *))LIBC4_FREE;
+	long r = sys1(SYS_uselib, (long)path);
+
+	if (r == -ENOSYS)
+		r = map_library(path);
+	if (r || *(volatile uint32_t *)0x60000000u != LIBC4_VERSION_WORD)
+		return 7;
+	**(uint32_t *volatile *)LIBC4_BRK_ADDR_PTR = (uint32_t)sys_brk(0);
+	for (uint32_t r = 0; r < rounds; r++) {
+		char *p = lib_malloc(LIBC4_BLOCK);
+
+		if (!p)
+			return 8;
+		p[0] = p[LIBC4_BLOCK - 1] = 1;
+		lib_free(p);
+	}
+	return 0;
+}
+
 static int pause_for_driver(void)
 {
 	uint32_t sum = 0;
@@ -207,6 +299,8 @@ int fixture_main(uint32_t *entry_sp)
 		return 0;
 	if (fx_streq(argv[1], "heap") && argc == 3 && parse_u32(argv[2], &n) == 0)
 		return heap(n);
+	if (fx_streq(argv[1], "libc4") && argc == 4 && parse_u32(argv[3], &n) == 0)
+		return libc4_heap(argv[2], n);
 	if (fx_streq(argv[1], "pause") && argc == 2)
 		return pause_for_driver();
 	if (fx_streq(argv[1], "dispatch") && argc == 2 && argv == (char **)(entry_sp + 1))
