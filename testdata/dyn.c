@@ -26,6 +26,12 @@
  * every signal (as a daemon re-executing itself from a handler whose
  * sa_mask is full does), which must not stop the exec.
  *
+ * With DYN_LIB_BRK set, the library's code moves brk (tiny_brk, as libc
+ * 4's sbrk did): brk(0) is the program's exact brk; it grows, goes past
+ * the next 64 KiB boundary and back, and brk(0) says so each time.  The
+ * stub traps brk only from the image and the libraries (README), so this
+ * is where a wrong library range shows.
+ *
  * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):
  *   0  dyn:        libtiny.so.1, 1.2.0 or later
  *   1  dynclash:   libtiny.so.1 and libclash.so.1, which overlap
@@ -68,6 +74,31 @@ __attribute__((used)) struct libentry dyn_libentries[] = {
 #define call_bss_sum TINY_FN(uint32_t (*)(void), TINY_SLOT_BSS_SUM)
 #define call_bss_poke TINY_FN(uint32_t (*)(uint32_t, uint32_t), TINY_SLOT_BSS_POKE)
 #define call_message TINY_FN(const char *(*)(void), TINY_SLOT_MESSAGE)
+#define call_brk TINY_FN(long (*)(uint32_t), TINY_SLOT_BRK)
+
+/* N_BSSADDR + a_bss, written here by mkaout */
+uint32_t aout_expected_brk = 0xdeadbeefu;
+
+static int bad(const char *what, uint32_t got);
+
+/* brk moved by the library's code: 0, or the exit status */
+static int library_brk(void)
+{
+	uint32_t b = aout_expected_brk, past = (b | 0xffffu) + 1 + 0x2000u, r;
+
+	if ((r = (uint32_t)call_brk(0)) != b)
+		return bad("brk(0) from the library is not N_BSSADDR + a_bss", r);
+	if ((r = (uint32_t)call_brk(b + 100)) != b + 100)
+		return bad("brk grown by 100 from the library", r);
+	if ((r = (uint32_t)call_brk(past)) != past)
+		return bad("brk grown past the next 64 KiB from the library", r);
+	((volatile char *)past)[-1] = 1;
+	if ((r = (uint32_t)call_brk(b)) != b)
+		return bad("brk given back from the library", r);
+	if ((r = (uint32_t)call_brk(0)) != b)
+		return bad("brk(0) from the library afterwards", r);
+	return 0;
+}
 
 static void put_version(int fd, uint32_t v)
 {
@@ -205,6 +236,9 @@ int fixture_main(uint32_t *entry_sp)
 		if ((r = call_bss_sum()) != 0)
 			return bad("tiny_bss_sum after uselib() again (bss not zero)", r);
 	}
+
+	if (get_env(entry_sp, "DYN_LIB_BRK") && (st = library_brk()))
+		return st;
 
 	char **argv = (char **)entry_sp[1];
 	if (entry_sp[0] > 1) {

@@ -1,9 +1,10 @@
 /*
  * libtiny.so.1: the functions behind the jump table (libtiny_jump.S,
  * tiny.h).  Freestanding i386, no libc: the library makes its own system
- * call.  It uses all three kinds of library memory that load_aout_library
- * set up: initialised data (the greeting, the counter), and bss past the
- * last file page (the array, which must read as zero and be writable).
+ * calls (write, and brk as libc's sbrk made it).  It uses all three kinds
+ * of library memory that load_aout_library set up: initialised data (the
+ * greeting, the counter), and bss past the last file page (the array,
+ * which must read as zero and be writable).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -58,4 +59,12 @@ uint32_t tiny_bss_poke(uint32_t i, uint32_t v)
 const char *tiny_message(void)
 {
 	return greeting;
+}
+
+/* from the library's own code, as libc 4's sbrk called it */
+long tiny_brk(uint32_t addr)
+{
+	long r;
+	__asm__ volatile("int $0x80" : "=a"(r) : "0"(45L), "b"((long)addr) : "memory");
+	return r;
 }

@@ -35,6 +35,7 @@ tiny_jump_table:
 	slot	TINY_SLOT_BSS_SUM, tiny_bss_sum
 	slot	TINY_SLOT_BSS_POKE, tiny_bss_poke
 	slot	TINY_SLOT_MESSAGE, tiny_message
+	slot	TINY_SLOT_BRK, tiny_brk
 	.org	TINY_SLOT_OFFSET(TINY_NSLOTS), 0x90
 	.size	tiny_jump_table, . - tiny_jump_table
 

@@ -37,7 +37,8 @@
 #define TINY_SLOT_BSS_SUM 2	/* uint32_t tiny_bss_sum(void) */
 #define TINY_SLOT_BSS_POKE 3	/* uint32_t tiny_bss_poke(uint32_t i, uint32_t v) */
 #define TINY_SLOT_MESSAGE 4	/* const char *tiny_message(void) */
-#define TINY_NSLOTS 5
+#define TINY_SLOT_BRK 5		/* long tiny_brk(uint32_t addr): brk from the library */
+#define TINY_NSLOTS 6
 
 /* versions: major << 16 | (100 * x + y) for major.x.y */
 #define TINY_VERSION_1_0_0 0x10000	/* libclash.so.1 */
@@ -62,6 +63,7 @@ int tiny_count(void);
 uint32_t tiny_bss_sum(void);
 uint32_t tiny_bss_poke(uint32_t i, uint32_t v);
 const char *tiny_message(void);
+long tiny_brk(uint32_t addr);
 #endif
 
 #endif

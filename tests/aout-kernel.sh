@@ -130,6 +130,9 @@ for M in $MAGICS; do
 	add "dyn.$M"
 	extra "DYN_LIBDIR=$td_abs" DYN_USELIB_TWICE=1
 	add "dyn.$M"
+	# brk moved by the library's code, below 64 KiB, past it and back
+	extra "DYN_LIBDIR=$td_abs" DYN_LIB_BRK=1
+	add "dyn.$M"
 	if [ "$M" = qmagic ]; then
 		extra "DYN_LIBDIR=$td_abs" DYN_USELIB_FAULT=1
 		add "dyn.$M"
@@ -395,6 +398,9 @@ original_did() {
 		show "$W/res/o.$k.err" "original stderr"
 	fi
 }
+for M in $MAGICS; do
+	original_did "dyn.$M.3" 0 'dyn: hello from libtiny' # DYN_LIB_BRK
+done
 if [ -d "$corpus" ]; then
 	original_did aln.1 1 '*   ATARI LINKER (Mar 17 1995)    *'
 	original_did hello-syms.1 0 'Hello, brave new world!'

@@ -127,6 +127,9 @@ for M in $MAGICS; do
 		-L "$TESTDATA" "$TD/dyn.$M.aout"
 	runs "$M: run dyn (libtiny.so.1 embedded)" "$M" "$B/dyn.$M" 0 "$HELLO" \
 		env -u AOUT_LIBRARY_PATH
+	# trapped from the library's pages: below 64 KiB, past it and back
+	runs "$M: dyn: brk moved by the library's code stays exact" "$M" "$B/dyn.$M" 0 \
+		"$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIB_BRK=1
 done
 if env --block-signal=SYS true 2>/dev/null; then
 	runs "qmagic: run dyn started with SIGSYS blocked (its uselib is trapped)" \
@@ -140,6 +143,8 @@ convert "qmagic: aout2elf -L testdata converts dynbig.qmagic.aout (64 KiB of dat
 	"$B/dynbig" -L "$TESTDATA" "$TD/dynbig.qmagic.aout"
 runs "qmagic: run dynbig (brk exact, uselib trapped)" qmagic "$B/dynbig" 0 "$HELLO" \
 	env -u AOUT_LIBRARY_PATH
+runs "qmagic: dynbig: brk moved by the library's code stays exact" qmagic "$B/dynbig" 0 \
+	"$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIB_BRK=1
 if env --block-signal=SYS true 2>/dev/null; then
 	runs "qmagic: run dynbig started with SIGSYS blocked" qmagic "$B/dynbig" 0 \
 		"$HELLO" env -u AOUT_LIBRARY_PATH --block-signal=SYS
@@ -238,6 +243,8 @@ convert "aout2elf -L testdata/zmagic converts dyn.qmagic.aout (ZMAGIC libtiny em
 	"$B/dyn-embz" -L "$TESTDATA/zmagic" "$TD/dyn.qmagic.aout"
 runs "embedded ZMAGIC library: runs" qmagic "$B/dyn-embz" 0 "$HELLO" \
 	env -u AOUT_LIBRARY_PATH
+runs "embedded ZMAGIC library: brk moved by its code stays exact" qmagic \
+	"$B/dyn-embz" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIB_BRK=1
 runs "embedded: uselib() again maps the library afresh (data, bss)" qmagic \
 	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_TWICE=1
 runs "embedded ZMAGIC library: uselib() again maps it afresh" qmagic \
@@ -321,6 +328,8 @@ runs "--no-embed-libs: uselib() again maps the library afresh (data, bss)" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_USELIB_TWICE=1
 runs "--no-embed-libs: uselib() of a pointer it cannot read fails with EFAULT" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_USELIB_FAULT=1
+runs "--no-embed-libs: brk moved by the library's code stays exact" \
+	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_LIB_BRK=1
 RUN_ENV=()
 runs_fail "--no-embed-libs: neither: exit 127, one line naming libtiny.so.1 and the folders" \
 	qmagic "$B/dyn-rt" 127 "cannot find the a.out library libtiny.so.1" \
