@@ -201,6 +201,8 @@ child" "$B/forkexec.$M" "$B/hello.$M"
 		t "$M: runcode $where" 42 "" "$B/runcode.$M" "$where"
 	done
 	t "$M: dyn (libtiny.so.1 embedded)" 0 "dyn: hello from libtiny" env -u AOUT_LIBRARY_PATH "$B/dyn.$M"
+	t "$M: dyn, brk moved by the library's code" 0 "dyn: hello from libtiny" \
+		env -u AOUT_LIBRARY_PATH DYN_LIB_BRK=1 "$B/dyn.$M"
 done
 t "qmagic: dyn, --no-embed-libs, AOUT_LIBRARY_PATH" 0 "dyn: hello from libtiny" env AOUT_LIBRARY_PATH="$TD" "$B/dyn-rt.qmagic"
 echo 65536 >/proc/sys/vm/mmap_min_addr
