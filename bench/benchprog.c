@@ -27,6 +27,11 @@
  *	                          those calls through the vDSO as the stub's:
  *	                          what trapping costs a start, whatever else
  *	                          the stub does
+ *	benchprog filter          (native only) attaches a seccomp filter
+ *	                          like the stub's where brk is trapped, then
+ *	                          exits (not trapped): what the filter would
+ *	                          cost a start, were it used from the start
+ *	                          instead of dispatch
  *	benchprog libc4 LIB N     uselib(LIB), LIB being libc.so.4 4.7.2 of
  *	                          ../shared/corpus, or where the kernel has
  *	                          no uselib (a native build) the same by mmap;
@@ -61,8 +66,8 @@
  * (in the a.out frame [esp+4] is esp+12), so the code is the same in both.
  *
  * Exit status: 0 done; 2 a brk that grew the heap failed, 3 one that shrank
- * it, 4 bad arguments, 5 the tables read back wrong, 6 dispatch could not
- * be set up, 7 LIB could not be mapped or is not that libc.so.4, 8 a
+ * it, 4 bad arguments, 5 the tables read back wrong, 6 dispatch or the
+ * filter could not be set up, 7 LIB could not be mapped or is not that libc.so.4, 8 a
  * malloc failed.
  */
 #include "fixture.h"
@@ -193,6 +198,85 @@ static int dispatch(uint32_t *entry_sp)
 }
 
 /*
+ * What the stub would pay to trap brk with a seccomp filter from the start
+ * instead of syscall user dispatch: no_new_privs, then a filter of the
+ * same shape and length as the one it attaches where brk is trapped (the
+ * architecture, the call number against brk, signal, sigaction,
+ * rt_sigaction, execve and the six mask calls, then the range of the
+ * caller's address and the first argument), through the vDSO as the
+ * stub's calls.  Nothing this program calls is trapped: exit is allowed.
+ */
+#define SYS_seccomp 354
+#define PR_SET_NO_NEW_PRIVS 38
+#define AUDIT_ARCH_I386 0x40000003u
+#define BPF_LD_W_ABS 0x20
+#define BPF_JEQ_K 0x15
+#define BPF_JGE_K 0x35
+#define BPF_JGT_K 0x25
+#define BPF_RET_K 0x06
+#define RET_ALLOW 0x7fff0000u
+#define RET_TRAP 0x00030000u
+
+struct bpf_insn {
+	uint16_t code;
+	uint8_t jt, jf;
+	uint32_t k;
+};
+
+static int filter(uint32_t *entry_sp)
+{
+	static const uint16_t nrs[] = { 45 /* brk */, 48 /* signal */,
+					67 /* sigaction */, 174, 11 /* execve */,
+					68, 69, 72, 126, 175, 179 /* mask calls */ };
+	/* classic BPF jumps forward only: the verdicts come last */
+	enum { N = sizeof nrs / sizeof nrs[0], OTHER = 3 + N, BRK = OTHER + 1,
+	       SIG = BRK + 5, ANY = SIG + 5, ALLOW = ANY + 3, TRAP = ALLOW + 1,
+	       LEN = TRAP + 1 };
+	struct bpf_insn f[LEN];
+	struct {
+		uint16_t len;
+		struct bpf_insn *insns;
+	} prog = { LEN, f };
+	uint32_t lo = 0x1000, hi = 0x10000; /* the a.out image's range */
+
+	f[0] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 4 };
+	f[1] = (struct bpf_insn){ BPF_JEQ_K, 0, OTHER - 2, AUDIT_ARCH_I386 };
+	f[2] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 0 };
+	for (unsigned i = 0; i < N; i++) {
+		unsigned to = i == 0 ? BRK : i == 1 ? SIG : ANY;
+
+		f[3 + i] = (struct bpf_insn){ BPF_JEQ_K, (uint8_t)(to - (3 + i) - 1), 0, nrs[i] };
+	}
+	f[OTHER] = (struct bpf_insn){ BPF_RET_K, 0, 0, RET_ALLOW };
+	/* brk: from the image, to at most 64 KiB */
+	f[BRK + 0] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 8 };
+	f[BRK + 1] = (struct bpf_insn){ BPF_JGE_K, 0, (uint8_t)(ALLOW - BRK - 2), lo };
+	f[BRK + 2] = (struct bpf_insn){ BPF_JGE_K, (uint8_t)(ALLOW - BRK - 3), 0, hi };
+	f[BRK + 3] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 16 };
+	f[BRK + 4] = (struct bpf_insn){ BPF_JGT_K, (uint8_t)(ALLOW - BRK - 5),
+					(uint8_t)(TRAP - BRK - 5), 0x10000 };
+	/* signal: from the image, for SIGSYS */
+	f[SIG + 0] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 8 };
+	f[SIG + 1] = (struct bpf_insn){ BPF_JGE_K, 0, (uint8_t)(ALLOW - SIG - 2), lo };
+	f[SIG + 2] = (struct bpf_insn){ BPF_JGE_K, (uint8_t)(ALLOW - SIG - 3), 0, hi };
+	f[SIG + 3] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 16 };
+	f[SIG + 4] = (struct bpf_insn){ BPF_JEQ_K, (uint8_t)(TRAP - SIG - 5),
+					(uint8_t)(ALLOW - SIG - 5), SIGSYS };
+	/* the others: from the image, any argument */
+	f[ANY + 0] = (struct bpf_insn){ BPF_LD_W_ABS, 0, 0, 8 };
+	f[ANY + 1] = (struct bpf_insn){ BPF_JGE_K, 0, (uint8_t)(ALLOW - ANY - 2), lo };
+	f[ANY + 2] = (struct bpf_insn){ BPF_JGE_K, 0, (uint8_t)(TRAP - ANY - 3), hi };
+	f[ALLOW] = (struct bpf_insn){ BPF_RET_K, 0, 0, RET_ALLOW };
+	f[TRAP] = (struct bpf_insn){ BPF_RET_K, 0, 0, RET_TRAP };
+	if (!find_vsyscall(entry_sp))
+		return 6;
+	if (vsys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    vsys(SYS_seccomp, 1 /* SET_MODE_FILTER */, 4 /* SPEC_ALLOW */, (long)&prog, 0, 0))
+		return 6;
+	return 0;
+}
+
+/*
  * libc.so.4 4.7.2: QMAGIC, loads at 0x5ffff000; its jump table starts at
  * 0x60000000 with a version word, then one 8-byte slot a function.  The
  * slots of malloc and free were found with gdb on gforth-0.2.1, which
@@ -305,6 +389,8 @@ int fixture_main(uint32_t *entry_sp)
 		return pause_for_driver();
 	if (fx_streq(argv[1], "dispatch") && argc == 2 && argv == (char **)(entry_sp + 1))
 		return dispatch(entry_sp);
+	if (fx_streq(argv[1], "filter") && argc == 2 && argv == (char **)(entry_sp + 1))
+		return filter(entry_sp);
 	if (fx_streq(argv[1], "vdso") && argc == 2 && argv == (char **)(entry_sp + 1))
 		return find_vsyscall(entry_sp) && vsys(SYS_getpid, 0, 0, 0, 0, 0) > 0 ? 0 : 6;
 	return 4;
