@@ -67,8 +67,8 @@
  *
  * Exit status: 0 done; 2 a brk that grew the heap failed, 3 one that shrank
  * it, 4 bad arguments, 5 the tables read back wrong, 6 dispatch or the
- * filter could not be set up, 7 LIB could not be mapped or is not that libc.so.4, 8 a
- * malloc failed.
+ * filter could not be set up, 7 LIB could not be mapped or is not that
+ * libc.so.4, 8 a malloc failed.
  */
 #include "fixture.h"
 
