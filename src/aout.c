@@ -9,17 +9,6 @@
 
 #include "aout.h"
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
 const char *aout_magic_name(unsigned magic)
 {
 	switch (magic) {
@@ -58,7 +47,7 @@ uint64_t aout_dataddr(const struct aout *a)
 
 uint32_t aout_lib_start(const struct aout *a)
 {
-	return a->h.entry & 0xfffff000u;
+	return aout_library_base(a->h.entry);
 }
 
 const uint8_t *aout_at(const struct aout *a, uint32_t addr, size_t *avail)
@@ -96,23 +85,16 @@ static int parse_header(const uint8_t *buf, size_t size, struct aout *a,
 		return diag_set(d, "empty file, not an a.out executable");
 	if (size >= 4 && memcmp(buf, "\177ELF", 4) == 0)
 		return diag_set(d, "already an ELF file, not an a.out executable");
-	if (size >= 2 && !known_magic(le16(buf)))
+	if (size >= 2 && !known_magic(le16_at(buf)))
 		return diag_set(d, "not an a.out executable (unknown magic 0%o)",
-				le16(buf));
+				le16_at(buf));
 	if (size < AOUT_HEADER_SIZE)
 		return diag_set(d, "truncated a.out header (%zu of 32 bytes)", size);
 
-	a->h.info = le32(buf);
-	a->h.text = le32(buf + 4);
-	a->h.data = le32(buf + 8);
-	a->h.bss = le32(buf + 12);
-	a->h.syms = le32(buf + 16);
-	a->h.entry = le32(buf + 20);
-	a->h.trsize = le32(buf + 24);
-	a->h.drsize = le32(buf + 28);
-	a->magic = a->h.info & 0xffff;
-	a->machine = (a->h.info >> 16) & 0xff;
-	a->flags = a->h.info >> 24;
+	a->h = aout_header_at(buf);
+	a->magic = AOUT_INFO_MAGIC(a->h.info);
+	a->machine = AOUT_INFO_MACHINE(a->h.info);
+	a->flags = AOUT_INFO_FLAGS(a->h.info);
 	if (a->machine != AOUT_M_386 && a->machine != AOUT_M_OLD)
 		return diag_set(d, "machine type %u is not i386 (100)", a->machine);
 	if (a->h.trsize || a->h.drsize)
@@ -126,19 +108,10 @@ static int parse_layout(size_t size, struct aout *a, struct diag *d)
 {
 	const struct aout_header *h = &a->h;
 
-	switch (a->magic) {
-	case AOUT_ZMAGIC:
-		a->text_off = AOUT_ZMAGIC_TXTOFF;
-		break;
-	case AOUT_QMAGIC:
-		a->text_off = 0;
-		if (h->text < AOUT_HEADER_SIZE)
-			return diag_set(d, "QMAGIC text size %u is smaller than "
-					   "its own header", h->text);
-		break;
-	default:
-		a->text_off = AOUT_HEADER_SIZE;
-	}
+	a->text_off = aout_text_offset(a->magic);
+	if (a->magic == AOUT_QMAGIC && h->text < AOUT_HEADER_SIZE)
+		return diag_set(d, "QMAGIC text size %u is smaller than its own "
+				   "header", h->text);
 
 	uint64_t need = (uint64_t)a->text_off + h->text + h->data + h->syms;
 	if (need > size)
@@ -183,7 +156,7 @@ static int parse_strings(const uint8_t *buf, size_t size, struct aout *a,
 	if ((uint64_t)a->str_off + 4 > size)
 		return diag_set(d, "truncated: the string table's size word is "
 				   "missing");
-	a->str_size = le32(buf + a->str_off);
+	a->str_size = le32_at(buf + a->str_off);
 	if (a->str_size < 4)
 		return diag_set(d, "string table size %u is smaller than its own "
 				   "size word", a->str_size);
@@ -211,11 +184,11 @@ static int parse_symbols(const uint8_t *buf, struct aout *a, struct diag *d)
 		const uint8_t *n = buf + a->sym_off + i * AOUT_NLIST_SIZE;
 		struct aout_symbol *s = &a->syms[i];
 
-		s->strx = le32(n);
+		s->strx = le32_at(n);
 		s->type = n[4];
 		s->other = n[5];
-		s->desc = le16(n + 6);
-		s->value = le32(n + 8);
+		s->desc = le16_at(n + 6);
+		s->value = le32_at(n + 8);
 		if (s->strx == 0) {
 			s->name = "";
 			continue;

@@ -11,50 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aout_format.h"
 #include "diag.h"
-
-#define AOUT_OMAGIC 0407
-#define AOUT_NMAGIC 0410
-#define AOUT_ZMAGIC 0413
-#define AOUT_QMAGIC 0314
-
-#define AOUT_M_OLD 0
-#define AOUT_M_386 100
-
-#define AOUT_HEADER_SIZE 32u
-#define AOUT_NLIST_SIZE 12u
-#define AOUT_PAGE 4096u
-#define AOUT_ZMAGIC_TXTOFF 1024u
-
-/* n_type bits of struct nlist */
-#define N_UNDF 0x00
-#define N_EXT 0x01
-#define N_ABS 0x02
-#define N_TEXT 0x04
-#define N_DATA 0x06
-#define N_BSS 0x08
-#define N_INDR 0x0a
-#define N_COMM 0x12
-#define N_SETA 0x14
-#define N_SETT 0x16
-#define N_SETD 0x18
-#define N_SETB 0x1a
-#define N_SETV 0x1c
-#define N_WARNING 0x1e
-#define N_FN 0x1f
-#define N_TYPE 0x1e
-#define N_STAB 0xe0
-
-struct aout_header {
-	uint32_t info; /* magic | machine << 16 | flags << 24 */
-	uint32_t text;
-	uint32_t data;
-	uint32_t bss;
-	uint32_t syms;
-	uint32_t entry;
-	uint32_t trsize;
-	uint32_t drsize;
-};
 
 struct aout_symbol {
 	uint32_t strx;

@@ -23,8 +23,7 @@ int conv_is_shared_library(const uint8_t *buf, size_t size)
 
 	/* programs start below 0x40000000, jump-table libraries above */
 	if (size < AOUT_HEADER_SIZE ||
-	    (uint32_t)(buf[20] | buf[21] << 8 | buf[22] << 16 |
-		       (uint32_t)buf[23] << 24) < 0x40000000u)
+	    aout_header_at(buf).entry < 0x40000000u)
 		return 0;
 	if (aout_parse_kind(buf, size, AOUT_SHLIB, &a, NULL) == 0) {
 		lib = libs_is_library(&a);

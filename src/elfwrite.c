@@ -29,12 +29,6 @@ int elfw_libelf_io;
 
 #define PAGE_UP32(x) (((x) + STUB_PAGE - 1) & ~(STUB_PAGE - 1))
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static int check_stub(const unsigned char *stub, size_t size,
 		      struct stub_header *h, struct diag *d)
 {
@@ -42,12 +36,12 @@ static int check_stub(const unsigned char *stub, size_t size,
 		diag_set(d, "internal error: runtime stub too small");
 		return -1;
 	}
-	h->magic = rd32(stub + offsetof(struct stub_header, magic));
-	h->version = rd32(stub + offsetof(struct stub_header, version));
-	h->entry_off = rd32(stub + offsetof(struct stub_header, entry_off));
-	h->plan_off = rd32(stub + offsetof(struct stub_header, plan_off));
-	h->filesz = rd32(stub + offsetof(struct stub_header, filesz));
-	h->bss_size = rd32(stub + offsetof(struct stub_header, bss_size));
+	h->magic = le32_at(stub + offsetof(struct stub_header, magic));
+	h->version = le32_at(stub + offsetof(struct stub_header, version));
+	h->entry_off = le32_at(stub + offsetof(struct stub_header, entry_off));
+	h->plan_off = le32_at(stub + offsetof(struct stub_header, plan_off));
+	h->filesz = le32_at(stub + offsetof(struct stub_header, filesz));
+	h->bss_size = le32_at(stub + offsetof(struct stub_header, bss_size));
 	/* bounded so that neither the plan nor the bss can wrap around */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
 	    h->filesz != size || h->filesz > STUB_MAX_FILESZ ||
@@ -664,7 +658,7 @@ int elfw_is_converted(int fd)
 	unsigned char elf[4], stub[4];
 
 	return pread(fd, elf, 4, 0) == 4 && !memcmp(elf, ELFMAG, 4) &&
-	       pread(fd, stub, 4, ELFW_STUB_OFFSET) == 4 && rd32(stub) == STUB_MAGIC;
+	       pread(fd, stub, 4, ELFW_STUB_OFFSET) == 4 && le32_at(stub) == STUB_MAGIC;
 }
 
 /*
@@ -927,7 +921,7 @@ int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
 	eh->e_type = ET_EXEC;
 	eh->e_machine = EM_386;
 	eh->e_version = EV_CURRENT;
-	eh->e_entry = STUB_BASE + rd32(stub + offsetof(struct stub_header, entry_off));
+	eh->e_entry = STUB_BASE + le32_at(stub + offsetof(struct stub_header, entry_off));
 	eh->e_phoff = sizeof(Elf32_Ehdr);
 	elf_flagelf(w.e, ELF_C_SET, ELF_F_LAYOUT);
 	fill_program_headers(ph, p, &l);

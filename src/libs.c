@@ -12,19 +12,13 @@ const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 #define PAGE_UP(x) (((uint64_t)(x) + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1))
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 {
 	size_t avail;
 	const uint8_t *p = aout_at(a, addr, &avail);
 
 	*ok = p && avail >= 4;
-	return *ok ? le32(p) : 0;
+	return *ok ? le32_at(p) : 0;
 }
 
 /* A string in the image made of file-name characters, at most cap-1 long. */
@@ -77,12 +71,12 @@ size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 	size_t len = !data ? 0 : avail < a->h.data ? avail : a->h.data;
 
 	for (size_t off = 0; off + 16 <= len && n < max; off += 4) {
-		uint32_t jump = le32(data + off + 8), vers = le32(data + off + 12);
+		uint32_t jump = le32_at(data + off + 8), vers = le32_at(data + off + 12);
 		struct lib_need need;
 
 		if (jump < 0x40000000u || jump >= IMAGE_LIMIT || (vers >> 16) == 0 ||
-		    (vers >> 16) > 255 || !printable_at(a, le32(data + off + 4)) ||
-		    !name_at(a, le32(data + off), need.name, sizeof need.name))
+		    (vers >> 16) > 255 || !printable_at(a, le32_at(data + off + 4)) ||
+		    !name_at(a, le32_at(data + off), need.name, sizeof need.name))
 			continue;
 		need.jump_table = jump;
 		need.version = vers;

@@ -59,6 +59,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * The format written out here again, not taken from src/aout_format.h: a
+ * fixture builder that shared the reader's definitions would share its
+ * mistakes, and the tests could not see them.
+ */
 #define OMAGIC 0407
 #define NMAGIC 0410
 #define ZMAGIC 0413
