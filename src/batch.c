@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "batch.h"
-#include "elfwrite.h"
 
 /* A file's identity: the inputs of a batch are never overwritten. */
 struct file_id {
@@ -422,56 +421,6 @@ static int looks_like_aout(const struct input *in, struct conv_result *r)
 	return 1;
 }
 
-/*
- * 1 if path is a program aout2elf wrote.  Anything else by OUTPUT's name
- * (the a.out itself, copied there with its date by "cp -a") is no
- * up-to-date conversion, however new.
- */
-static int is_converted(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	int yes = fd >= 0 && elfw_is_converted(fd);
-
-	if (fd >= 0)
-		close(fd);
-	return yes;
-}
-
-/*
- * 1 if path is a program aout2elf wrote with the options of this run: one
- * converted otherwise (-s, --noexecstack, other -L folders, another
- * version) is converted again, as its input would be if it were newer.
- * So is one that carries a library that is no longer where it was found,
- * or has another size or date there than when it was read (replaced, by a
- * newer library or by an older copy: cp -p), or that a library put into
- * a folder searched before that one would now shadow.
- */
-static int converted_alike(const struct batch *bt, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	size_t size = 0;
-	char *c = fd >= 0 && elfw_is_converted(fd) ? elfw_read_comment(fd, &size) :
-						       NULL;
-	int yes = c && !strcmp(c, bt->comment);
-
-	for (size_t at = c ? strlen(c) + 1 : 0; yes && at < size;
-	     at += strlen(c + at) + 1) {
-		struct stat lib;
-		struct conv_embedded l;
-
-		yes = conv_embeds_parse(c + at, &l) == 0 && stat(l.path, &lib) == 0 &&
-		      (uint64_t)lib.st_size == l.size &&
-		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&
-		      lib.st_mtim.tv_nsec == l.mtime.tv_nsec &&
-		      !libs_shadowed(l.name, l.path, bt->o->libdirs, bt->o->nlibdirs);
-		free(l.path);
-	}
-	free(c);
-	if (fd >= 0)
-		close(fd);
-	return yes;
-}
-
 /* Files above this size are peeked at before being read (convert_into). */
 #define PEEK_FIRST_ABOVE ((off_t)256 * 1024)
 
@@ -622,8 +571,8 @@ static int output_kept(const struct batch *bt, size_t i, const struct stat *in,
 		why = "is an input of this batch; refusing to overwrite it";
 	else if (!bt->o->force && S_ISLNK(out.st_mode))
 		why = "exists, and is a symbolic link (-f replaces the link)";
-	else if (!bt->o->force && S_ISREG(out.st_mode) && !is_converted(e->output) &&
-		 !holds_copy(e->output, input))
+	else if (!bt->o->force && S_ISREG(out.st_mode) &&
+		 !conv_is_converted(e->output) && !holds_copy(e->output, input))
 		why = "exists, and is neither aout2elf's output nor a copy of the "
 		      "input (-f replaces it)";
 	else
@@ -673,7 +622,8 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (output_changed(bt, i, r))
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
-	    !newer(&in.st_mtim, &out.st_mtim) && converted_alike(bt, e->output)) {
+	    !newer(&in.st_mtim, &out.st_mtim) &&
+	    conv_converted_alike(e->output, bt->comment, bt->o)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
 		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))
