@@ -211,7 +211,8 @@ static int note_inputs(struct batch *bt)
 /*
  * Step 1b, too: what each output names before anything is written.  An
  * output that names no file yet is created only where nothing is by then
- * (another name of the file some entry just wrote: see output_changed).
+ * (another name of the file some entry just wrote: see
+ * refuse_if_output_changed).
  */
 /* The entries qsort's comparators look at (indices are sorted). */
 static const struct batch_entry *sort_entries;
@@ -404,8 +405,11 @@ static void set_status(struct conv_result *r, enum conv_status s,
 	snprintf(r->reason, sizeof r->reason, "%s", reason);
 }
 
-/* a.out by content, not by name: the magic and the machine. */
-static int looks_like_aout(const struct input *in, struct conv_result *r)
+/*
+ * a.out by content, not by name: the magic and the machine.  1 with the
+ * format in r, or 0 with r skipped as "not an a.out executable".
+ */
+static int looks_like_aout_or_skip(const struct input *in, struct conv_result *r)
 {
 	const uint8_t *h = in->buf;
 	unsigned magic = in->size >= 4 ? (unsigned)(h[0] | h[1] << 8) : 0;
@@ -424,7 +428,7 @@ static int looks_like_aout(const struct input *in, struct conv_result *r)
 /* Files above this size are peeked at before being read (convert_into). */
 #define PEEK_FIRST_ABOVE ((off_t)256 * 1024)
 
-/* The first bytes of path, enough for looks_like_aout; 0 on success. */
+/* The first bytes of path, enough for looks_like_aout_or_skip; 0 on success. */
 static int peek_header(const char *path, struct input *in)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -458,8 +462,14 @@ static int same_file(const char *a, const char *b)
 	       x.st_ino == y.st_ino;
 }
 
-/* An entry whose output an earlier one writes fails, where it would write. */
-static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
+/*
+ * The refuse_if_ functions below answer 1 with r's status and reason set:
+ * the entry is not converted.
+ *
+ * An entry whose output an earlier one writes fails, where it would write.
+ */
+static int refuse_if_output_taken(const struct batch *bt, size_t i,
+				  struct conv_result *r)
 {
 	const struct batch_entry *e = &bt->e[i];
 
@@ -490,12 +500,13 @@ static int output_taken(const struct batch *bt, size_t i, struct conv_result *r)
  * folder linked into -O DIR, a file system that ignores case).  That file
  * stays as it is, and this entry fails, naming the other one's input.
  */
-static int output_changed(const struct batch *bt, size_t i, struct conv_result *r)
+static int refuse_if_output_changed(const struct batch *bt, size_t i,
+				    struct conv_result *r)
 {
 	const struct batch_entry *e = &bt->e[i];
 	struct stat st;
 
-	/* an entry sharing an earlier one's output is output_taken's: that
+	/* an entry sharing an earlier one's output is refused as taken: that
 	 * one may have written it by now, in another worker */
 	if (e->output_of || lstat(e->output, &st) != 0 ||
 	    (e->out_existed && st.st_dev == e->out_dev && st.st_ino == e->out_ino))
@@ -557,8 +568,9 @@ static int holds_copy(const char *path, const struct input *in)
  * input either (a copy is replaced: cp -a, then convert over the copy).
  * The entry's own input is output_open's to refuse, with its reason.
  */
-static int output_kept(const struct batch *bt, size_t i, const struct stat *in,
-		       const struct input *input, struct conv_result *r)
+static int refuse_if_output_kept(const struct batch *bt, size_t i,
+				 const struct stat *in, const struct input *input,
+				 struct conv_result *r)
 {
 	const struct batch_entry *e = &bt->e[i];
 	struct stat out;
@@ -619,14 +631,15 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	 * included (-O naming the input's own folder): output_open refuses
 	 * that one below.
 	 */
-	if (output_changed(bt, i, r))
+	if (refuse_if_output_changed(bt, i, r))
 		return;
 	if (!o.force && stat(e->output, &out) == 0 &&
 	    !newer(&in.st_mtim, &out.st_mtim) &&
 	    conv_converted_alike(e->output, bt->comment, bt->o)) {
 		if (peek_header(e->input, &input) != 0)
 			set_status(r, CONV_FAILED, strerror(errno));
-		else if (looks_like_aout(&input, r) && !output_taken(bt, i, r))
+		else if (looks_like_aout_or_skip(&input, r) &&
+			 !refuse_if_output_taken(bt, i, r))
 			set_status(r, CONV_UP_TO_DATE, "");
 		input_free(&input);
 		return;
@@ -641,7 +654,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 			set_status(r, CONV_FAILED, strerror(errno));
 			return;
 		}
-		int maybe = looks_like_aout(&input, r);
+		int maybe = looks_like_aout_or_skip(&input, r);
 
 		input_free(&input);
 		if (!maybe)
@@ -651,14 +664,15 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		set_status(r, CONV_FAILED, d.msg);
 		return;
 	}
-	if (!looks_like_aout(&input, r) ||
+	if (!looks_like_aout_or_skip(&input, r) ||
 	    conv_is_shared_library(input.buf, input.size)) {
 		if (r->status != CONV_SKIPPED)
 			set_status(r, CONV_SKIPPED, CONV_SHARED_LIBRARY);
 		input_free(&input);
 		return;
 	}
-	if (output_taken(bt, i, r) || output_kept(bt, i, &in, &input, r)) {
+	if (refuse_if_output_taken(bt, i, r) ||
+	    refuse_if_output_kept(bt, i, &in, &input, r)) {
 		input_free(&input);
 		return;
 	}
@@ -682,7 +696,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		if (!r->format[0])
 			memcpy(r->format, format, sizeof format);
 		if (r->reason_is_output)
-			output_changed(bt, i, r);
+			refuse_if_output_changed(bt, i, r);
 	}
 }
 
