@@ -1,9 +1,11 @@
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert.h"
 #include "elfwrite.h"
@@ -259,6 +261,43 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 	e->mtime.tv_sec = (time_t)sec;
 	e->mtime.tv_nsec = nsec;
 	return 0;
+}
+
+int conv_is_converted(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int yes = fd >= 0 && elfw_is_converted(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+int conv_converted_alike(const char *path, const char *comment,
+			 const struct conv_options *o)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	size_t size = 0;
+	char *c = fd >= 0 && elfw_is_converted(fd) ? elfw_read_comment(fd, &size) :
+						       NULL;
+	int yes = c && !strcmp(c, comment);
+
+	for (size_t at = c ? strlen(c) + 1 : 0; yes && at < size;
+	     at += strlen(c + at) + 1) {
+		struct stat lib;
+		struct conv_embedded l;
+
+		yes = conv_embeds_parse(c + at, &l) == 0 && stat(l.path, &lib) == 0 &&
+		      (uint64_t)lib.st_size == l.size &&
+		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&
+		      lib.st_mtim.tv_nsec == l.mtime.tv_nsec &&
+		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs);
+		free(l.path);
+	}
+	free(c);
+	if (fd >= 0)
+		close(fd);
+	return yes;
 }
 
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,

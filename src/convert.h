@@ -93,6 +93,26 @@ struct conv_embedded {
 /* 0, or -1 (and e->path NULL) for anything conv_file_comment did not write. */
 int conv_embeds_parse(const char *s, struct conv_embedded *e);
 
+/*
+ * 1 if path is a program aout2elf wrote.  Anything else by an output's
+ * name (the a.out itself, copied there with its date by "cp -a") is no
+ * up-to-date conversion, however new.
+ */
+int conv_is_converted(const char *path);
+
+/*
+ * 1 if path is a program aout2elf wrote with the options o, whose
+ * conv_comment is comment (made once for a whole batch): one converted
+ * otherwise (-s, --noexecstack, other -L folders, another version) is
+ * converted again, as its input would be if it were newer.  So is one
+ * that carries a library that is no longer where it was found, or has
+ * another size or date there than when it was read (replaced, by a newer
+ * library or by an older copy: cp -p), or that a library put into a
+ * folder searched before that one would now shadow.
+ */
+int conv_converted_alike(const char *path, const char *comment,
+			 const struct conv_options *o);
+
 int conv_load(const char *path, const struct conv_options *o, int missing_ok,
 	      struct conv_job *j, struct diag *d);
 /* The same for j->in, already read; frees j on failure. */

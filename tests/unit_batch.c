@@ -1,8 +1,9 @@
 /*
- * src/batch.c: the JSON report of batch mode (batch_write_report), written
- * into memory with open_memstream and compared with the exact text; and
- * which entries would write an output another one writes; what the
- * .comment of an output says (conv_comment); and diagnostics.
+ * src/batch_report.c: the JSON report of batch mode (batch_write_report),
+ * written into memory with open_memstream and compared with the exact
+ * text; src/batch_outputs.c: which entries would write an output another
+ * one writes; what the .comment of an output says (conv_comment); and
+ * diagnostics.
  */
 #include "config.h"
 
@@ -574,6 +575,6 @@ int unit_batch_register(void)
 		UNIT_END
 	};
 
-	return unit_add_suite("batch report and outputs (src/batch.c)", NULL, NULL,
-			      tests);
+	return unit_add_suite("batch report and outputs (src/batch_report.c, "
+			      "src/batch_outputs.c)", NULL, NULL, tests);
 }
