@@ -7,16 +7,19 @@
  * page cache (a file page), shared with the other copy.  A count, not a
  * time: one run of each.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aout_format.h"
 #include "bench.h"
 
 struct mem {
@@ -39,47 +42,46 @@ struct range {
 	int n;
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* a.out: QMAGIC [0x1000, 0x1000 + a_text); others [0, a_text), minus an
  * OMAGIC page shared with the data. */
 static struct range aout_text(const char *path)
 {
-	unsigned char h[32];
+	uint8_t h[AOUT_HEADER_SIZE];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct range r = { .n = 1 };
 
-	if (fd < 0 || read(fd, h, 32) != 32)
+	if (fd < 0 || read(fd, h, sizeof h) != (ssize_t)sizeof h)
 		die("%s: cannot read the a.out header", path);
 	close(fd);
-	uint32_t magic = rd32(h) & 0xffff, a_text = rd32(h + 4);
-	r.lo[0] = magic == 0314 ? 0x1000 : 0;
-	r.hi[0] = r.lo[0] + (a_text & ~4095u);
+	struct aout_header a = aout_header_at(h);
+	r.lo[0] = AOUT_INFO_MAGIC(a.info) == AOUT_QMAGIC ? AOUT_PAGE : 0;
+	r.hi[0] = r.lo[0] + (a.text & ~(AOUT_PAGE - 1));
 	return r;
 }
 
 /* native ELF32: its PT_LOAD segments without PF_W */
 static struct range elf_text(const char *path)
 {
-	unsigned char h[52], ph[32];
+	uint8_t h[sizeof(Elf32_Ehdr)], ph[sizeof(Elf32_Phdr)];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct range r = { .n = 0 };
 
-	if (fd < 0 || read(fd, h, 52) != 52 || memcmp(h, "\177ELF\1", 5))
+	if (fd < 0 || read(fd, h, sizeof h) != (ssize_t)sizeof h ||
+	    memcmp(h, "\177ELF\1", 5))
 		die("%s: not an ELF32 file", path);
-	uint32_t phoff = rd32(h + 28);
-	unsigned phnum = (unsigned)(h[44] | h[45] << 8);
+	uint32_t phoff = le32_at(h + offsetof(Elf32_Ehdr, e_phoff));
+	unsigned phnum = le16_at(h + offsetof(Elf32_Ehdr, e_phnum));
 	for (unsigned i = 0; i < phnum; i++) {
-		if (pread(fd, ph, 32, phoff + 32 * i) != 32)
+		if (pread(fd, ph, sizeof ph, phoff + sizeof ph * i) != (ssize_t)sizeof ph)
 			die("%s: short program header", path);
-		if (rd32(ph) != 1 /* PT_LOAD */ || (rd32(ph + 24) & 2) || r.n == 4)
+		uint32_t vaddr = le32_at(ph + offsetof(Elf32_Phdr, p_vaddr));
+		uint32_t memsz = le32_at(ph + offsetof(Elf32_Phdr, p_memsz));
+
+		if (le32_at(ph + offsetof(Elf32_Phdr, p_type)) != PT_LOAD ||
+		    (le32_at(ph + offsetof(Elf32_Phdr, p_flags)) & PF_W) || r.n == 4)
 			continue;
-		r.lo[r.n] = rd32(ph + 8) & ~4095u;
-		r.hi[r.n] = (rd32(ph + 8) + rd32(ph + 20) + 4095) & ~4095u;
+		r.lo[r.n] = vaddr & ~4095u;
+		r.hi[r.n] = (vaddr + memsz + 4095) & ~4095u;
 		r.n++;
 	}
 	close(fd);
