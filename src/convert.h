@@ -12,6 +12,7 @@
 
 #include "aout.h"
 #include "diag.h"
+#include "input.h"
 #include "libs.h"
 #include "output.h"
 #include "plan.h"
