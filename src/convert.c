@@ -287,8 +287,8 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		return -1;
 	}
 	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
-	    elfw_write_comment(out.fd, &j.a, &j.p, stub_image, stub_image_size,
-			       comment, comment_size, &d) ||
+	    elfw_write_with_comment(out.fd, &j.a, &j.p, stub_image,
+				    stub_image_size, comment, comment_size, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
@@ -331,9 +331,9 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	size_t comment_size;
 	char *comment = conv_file_comment(o, &j, &comment_size);
 
-	rc = comment ? elfw_write_comment(fd, &j.a, &j.p, stub_image,
-					  stub_image_size, comment, comment_size,
-					  d) :
+	rc = comment ? elfw_write_with_comment(fd, &j.a, &j.p, stub_image,
+					       stub_image_size, comment,
+					       comment_size, d) :
 		       diag_set(d, "out of memory");
 	free(comment);
 	conv_job_free(&j);
