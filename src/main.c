@@ -25,6 +25,7 @@
 #include "batch.h"
 #include "convert.h"
 #include "info.h"
+#include "output.h"
 
 /* The stub has no libc headers: its copies of the personality bits must agree. */
 _Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
@@ -236,42 +237,6 @@ static int parse_jobs(const char *s, int *jobs)
 	return 0;
 }
 
-static void on_fatal_signal(int sig)
-{
-	/* it only calls unlink(2), which is async-signal-safe */
-	output_remove_temp_on_signal(); // NOLINT(bugprone-signal-handler)
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_unless_ignored(int sig)
-{
-	struct sigaction was;
-
-	if (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-		signal(sig, on_fatal_signal);
-}
-
-/*
- * Every signal whose default action ends the process, but those of a
- * crash (SIGSEGV, SIGABRT, ...) and SIGTRAP, which debuggers use.  One
- * ignored when the tool started (nohup's SIGHUP) stays ignored.
- */
-static void remove_temp_on_signals(void)
-{
-	static const int sigs[] = { SIGINT,    SIGTERM, SIGHUP,  SIGQUIT,
-				    SIGUSR1,   SIGUSR2, SIGALRM, SIGPIPE,
-				    SIGVTALRM, SIGPROF, SIGXCPU, SIGIO,
-				    SIGPWR,    SIGSTKFLT };
-
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		catch_unless_ignored(sigs[i]);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		catch_unless_ignored(sig);
-	/* A write past RLIMIT_FSIZE then fails with EFBIG, and is reported. */
-	signal(SIGXFSZ, SIG_IGN);
-}
-
 static int run(int argc, char **argv, struct conv_options *op)
 {
 	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
@@ -395,7 +360,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 			return usage_error("operands before --exec FILE");
 		return exec_in_memory(argv + nopts, &o);
 	}
-	remove_temp_on_signals();
+	output_remove_temp_on_signals();
 	int nargs = argc - optind;
 	char **args = argv + optind;
 

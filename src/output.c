@@ -1,7 +1,8 @@
 /*
  * Writing the output atomically: a temporary file beside OUTPUT (without
  * a name where the file system allows), then link or rename, so that a
- * failed conversion leaves neither a partial file nor a changed one.
+ * failed conversion leaves neither a partial file nor a changed one; and
+ * on a signal that ends the process, the temporary file removed first.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,15 +21,41 @@
 
 #include "output.h"
 
-/* The temporary file being written, for output_remove_temp_on_signal. */
+/* The temporary file being written, for on_fatal_signal. */
 static char *volatile current_temp;
 
-void output_remove_temp_on_signal(void)
+static void on_fatal_signal(int sig)
 {
 	char *t = current_temp;
 
+	/* only calls that are async-signal-safe */
 	if (t)
 		unlink(t);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_unless_ignored(int sig)
+{
+	struct sigaction was;
+
+	if (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+		signal(sig, on_fatal_signal);
+}
+
+void output_remove_temp_on_signals(void)
+{
+	static const int sigs[] = { SIGINT,    SIGTERM, SIGHUP,  SIGQUIT,
+				    SIGUSR1,   SIGUSR2, SIGALRM, SIGPIPE,
+				    SIGVTALRM, SIGPROF, SIGXCPU, SIGIO,
+				    SIGPWR,    SIGSTKFLT };
+
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		catch_unless_ignored(sigs[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_unless_ignored(sig);
+	/* A write past RLIMIT_FSIZE then fails with EFBIG, and is reported. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 mode_t output_mode(mode_t input_mode, mode_t umask_bits)

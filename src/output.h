@@ -29,10 +29,15 @@ int output_commit(struct output *o, mode_t mode, struct diag *d);
 void output_abort(struct output *o);
 
 /*
- * Removes the temporary file of the output being written, if any; safe in
- * a signal handler, so that an interrupted conversion leaves nothing.
+ * Has every signal whose default action ends the process remove the
+ * temporary file of the output being written first, so that an
+ * interrupted conversion leaves nothing: all but those of a crash
+ * (SIGSEGV, SIGABRT, ...) and SIGTRAP, which debuggers use.  One ignored
+ * when the tool started (nohup's SIGHUP) stays ignored.  SIGXFSZ is
+ * ignored: a write past RLIMIT_FSIZE then fails with EFBIG, and is
+ * reported.
  */
-void output_remove_temp_on_signal(void);
+void output_remove_temp_on_signals(void);
 
 /*
  * 0 if path's folder can be read and lists no entry of path's very name:
