@@ -3,7 +3,7 @@
  *
  *   aout2elf [OPTION]... INPUT OUTPUT          one conversion
  *   aout2elf [OPTION]... -O DIR INPUT...       batch (src/batch.c)
- *   aout2elf --info FILE...                    describe
+ *   aout2elf --info FILE...                    describe (src/info.c)
  *   aout2elf [OPTION]... --exec FILE [ARG]...  convert in memory and run
  *
  * - and the exit statuses 0 (done), 1 (an input could not be converted),
@@ -131,41 +131,19 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	return 0;
 }
 
-/* --info on an a.out shared library: -1 when it is none. */
-static int info_library(const char *path)
+static int info_files(char **files, int n, const struct conv_options *o)
 {
-	struct input in;
-	struct aout a;
-	struct diag d;
-	int rc = -1;
+	int rc = 0;
 
-	if (input_read(path, &in, &d))
-		return -1;
-	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
-		if (libs_is_library(&a)) {
-			info_print_library(stdout, path, &a);
-			rc = 0;
+	for (int i = 0; i < n; i++) {
+		struct diag d;
+
+		if (info_file(stdout, files[i], o, &d)) {
+			diag_print(files[i], d.msg);
+			rc = EXIT_FAIL;
 		}
-		aout_free(&a);
 	}
-	input_free(&in);
 	return rc;
-}
-
-static int info(const char *path, const struct conv_options *o)
-{
-	struct conv_job j;
-	struct diag d;
-
-	if (conv_load(path, o, 1, &j, &d)) {
-		if (info_library(path) == 0)
-			return 0;
-		diag_print(path, d.msg);
-		return EXIT_FAIL;
-	}
-	info_print(stdout, path, &j.a, &j.p, &j.libs);
-	conv_job_free(&j);
-	return 0;
 }
 
 static int convert(const char *src, const char *dst,
@@ -365,16 +343,11 @@ static int run(int argc, char **argv, struct conv_options *op)
 	char **args = argv + optind;
 
 	if (mode_info) {
-		int rc = 0;
-
 		if (b.outdir)
 			return usage_error("--info does not go with -O");
 		if (nargs < 1)
 			return usage_error("--info needs at least one FILE");
-		for (int i = 0; i < nargs; i++)
-			if (info(args[i], &o))
-				rc = EXIT_FAIL;
-		return rc;
+		return info_files(args, nargs, &o);
 	}
 	if (b.outdir) {
 		if (nargs < 1)
