@@ -1,9 +1,19 @@
+/*
+ * One conversion: an input read and planned with its libraries, the ELF
+ * file written with its .comment, and what the command line and the
+ * batch report say of it; or, for --exec, written into memory and run.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <unistd.h>
 
 #include "convert.h"
 #include "elfwrite.h"
@@ -338,4 +348,46 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	free(comment);
 	conv_job_free(&j);
 	return rc;
+}
+
+/* The stub has no libc headers: its copies of the personality bits must agree. */
+_Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
+_Static_assert((STUB_PER_NORANDOM_MARK &
+		(PER_MASK | UNAME26 | ADDR_NO_RANDOMIZE | FDPIC_FUNCPTRS |
+		 MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC |
+		 ADDR_LIMIT_32BIT | SHORT_INODE | WHOLE_SECONDS | STICKY_TIMEOUTS |
+		 ADDR_LIMIT_3GB)) == 0,
+	       "the mark is no personality flag");
+
+/* The converted program never touches a disk. */
+enum conv_exec_failure conv_exec(char *const argv[], const struct conv_options *o,
+				 struct diag *d)
+{
+	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+
+	if (fd < 0) {
+		diag_set(d, "memfd_create: %s", strerror(errno));
+		return CONV_EXEC_NO_MEMFD;
+	}
+	if (conv_to_fd(argv[0], fd, o, d)) {
+		close(fd);
+		return CONV_EXEC_NOT_CONVERTED;
+	}
+	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
+	/*
+	 * --no-randomize: the stub cannot exec a memfd again (exec closed
+	 * it), so the exec here is the one without randomisation; the mark
+	 * has the stub take both bits off again.
+	 */
+	int per = personality(0xffffffff);
+
+	if (o->plan.norandom && per != -1 && !(per & STUB_PER_ADDR_NO_RANDOMIZE))
+		personality((unsigned long)per | STUB_PER_ADDR_NO_RANDOMIZE |
+			    STUB_PER_NORANDOM_MARK);
+	fexecve(fd, argv, environ);
+	if (per != -1)
+		personality((unsigned long)per);
+	diag_set(d, "cannot run it: %s", strerror(errno));
+	close(fd);
+	return CONV_EXEC_NOT_RUN;
 }

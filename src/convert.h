@@ -116,6 +116,19 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	       struct diag *d);
 
+/*
+ * --exec: converts argv[0] into a file in memory and executes that with
+ * argv and the environment (with --no-randomize, without address
+ * randomisation).  Returns only on failure: which step failed, *d why.
+ */
+enum conv_exec_failure {
+	CONV_EXEC_NO_MEMFD,      /* *d: "memfd_create: REASON" */
+	CONV_EXEC_NOT_CONVERTED, /* *d: why argv[0] could not be converted */
+	CONV_EXEC_NOT_RUN,       /* *d: "cannot run it: REASON" */
+};
+enum conv_exec_failure conv_exec(char *const argv[], const struct conv_options *o,
+				 struct diag *d);
+
 const char *conv_status_name(enum conv_status s);
 
 #endif

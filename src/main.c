@@ -11,12 +11,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/personality.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,16 +24,8 @@
 #include "info.h"
 #include "output.h"
 
-/* The stub has no libc headers: its copies of the personality bits must agree. */
-_Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
-_Static_assert((STUB_PER_NORANDOM_MARK &
-		(PER_MASK | UNAME26 | ADDR_NO_RANDOMIZE | FDPIC_FUNCPTRS |
-		 MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC |
-		 ADDR_LIMIT_32BIT | SHORT_INODE | WHOLE_SECONDS | STICKY_TIMEOUTS |
-		 ADDR_LIMIT_3GB)) == 0,
-	       "the mark is no personality flag");
-
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* 126: as the shell says of a program it found but could not execute */
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 126 };
 
 static const char *progname = "aout2elf";
 
@@ -166,40 +155,14 @@ static int convert(const char *src, const char *dst,
 	return 0;
 }
 
-/* --exec: the converted program never touches a disk. */
-static int exec_in_memory(char **argv, const struct conv_options *o)
+/* Returns only if the program could not be run. */
+static int exec_program(char **argv, const struct conv_options *o)
 {
-	const char *file = argv[0];
 	struct diag d;
-	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+	enum conv_exec_failure f = conv_exec(argv, o, &d);
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: memfd_create: %s\n", progname, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (conv_to_fd(file, fd, o, &d)) {
-		diag_print(file, d.msg);
-		close(fd);
-		return EXIT_FAIL;
-	}
-	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
-	/*
-	 * --no-randomize: the stub cannot exec a memfd again (exec closed
-	 * it), so the exec here is the one without randomisation; the mark
-	 * has the stub take both bits off again.
-	 */
-	int per = personality(0xffffffff);
-
-	if (o->plan.norandom && per != -1 && !(per & STUB_PER_ADDR_NO_RANDOMIZE))
-		personality((unsigned long)per | STUB_PER_ADDR_NO_RANDOMIZE |
-			    STUB_PER_NORANDOM_MARK);
-	fexecve(fd, argv, environ);
-	if (per != -1)
-		personality((unsigned long)per);
-	snprintf(d.msg, sizeof d.msg, "cannot run it: %s", strerror(errno));
-	diag_print(file, d.msg);
-	close(fd);
-	return 126;
+	diag_print(f == CONV_EXEC_NO_MEMFD ? NULL : argv[0], d.msg);
+	return f == CONV_EXEC_NOT_RUN ? EXIT_CANNOT_RUN : EXIT_FAIL;
 }
 
 static int parse_jobs(const char *s, int *jobs)
@@ -336,7 +299,7 @@ static int run(int argc, char **argv, struct conv_options *op)
 			return usage_error("--exec needs a FILE");
 		if (optind != nopts)
 			return usage_error("operands before --exec FILE");
-		return exec_in_memory(argv + nopts, &o);
+		return exec_program(argv + nopts, &o);
 	}
 	output_remove_temp_on_signals();
 	int nargs = argc - optind;
