@@ -7,7 +7,8 @@
  *   aout2elf [OPTION]... --exec FILE [ARG]...  convert in memory and run
  *
  * - and the exit statuses 0 (done), 1 (an input could not be converted),
- * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".
+ * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".  argv
+ * is parsed into one struct cli, whose mode one switch then runs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +29,20 @@
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 126 };
 
 static const char *progname = "aout2elf";
+
+enum cli_mode { CLI_CONVERT, CLI_BATCH, CLI_INFO, CLI_EXEC, CLI_HELP, CLI_VERSION };
+
+/* The command line, parsed. */
+struct cli {
+	enum cli_mode mode;
+	struct conv_options conv; /* its libdirs malloc'ed (add_libdir) */
+	struct batch_options batch;
+	int verbose;
+	int info;       /* --info */
+	int jobs_given; /* -j */
+	char **args;    /* the operands; for --exec, FILE and its ARGs */
+	int nargs;
+};
 
 static void usage(FILE *f)
 {
@@ -120,19 +135,206 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	return 0;
 }
 
-static int info_files(char **files, int n, const struct conv_options *o)
+static int parse_jobs(const char *s, int *jobs)
 {
-	int rc = 0;
+	char *end;
+	long n;
 
-	for (int i = 0; i < n; i++) {
-		struct diag d;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || end == s || n < 1 || n > 1024)
+		return -1;
+	*jobs = (int)n;
+	return 0;
+}
 
-		if (info_file(stdout, files[i], o, &d)) {
-			diag_print(files[i], d.msg);
-			rc = EXIT_FAIL;
-		}
+/*
+ * Everything after "--exec FILE" belongs to the program; getopt_long
+ * takes "--e", "--ex" and "--exe" for it too, so they must end the
+ * options as well (or "--exe prog out" would write a file named out).
+ * The index in argv of FILE (argc if it is missing), or 0 without --exec.
+ */
+static int exec_file_index(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i])))
+			return i + 1;
+	return 0;
+}
+
+enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
+       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
+
+/* One option from getopt_long into c: 0, or EXIT_USAGE. */
+static int take_option(struct cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'f':
+		c->conv.force = 1;
+		break;
+	case 'O':
+		c->batch.outdir = arg;
+		break;
+	case 'r':
+		c->batch.recursive = 1;
+		break;
+	case 'j':
+		if (parse_jobs(arg, &c->batch.jobs))
+			return usage_error("-j takes a number from 1 to 1024");
+		c->jobs_given = 1;
+		break;
+	case OPT_REPORT:
+		c->batch.report = arg;
+		break;
+	case 'q':
+		c->conv.quiet = c->batch.quiet = 1;
+		break;
+	case 's':
+		c->conv.strip = 1;
+		break;
+	case 'v':
+		c->verbose = c->batch.verbose = 1;
+		break;
+	case OPT_INFO:
+		c->info = 1;
+		break;
+	case OPT_EXEC:
+		break; /* found by exec_file_index */
+	case OPT_NOEXECSTACK:
+		c->conv.plan.noexec = 1;
+		break;
+	case OPT_DIRECT:
+		c->conv.plan.direct = 1;
+		break;
+	case OPT_NO_EMBED:
+		c->conv.plan.no_embed_libs = 1;
+		break;
+	case OPT_NORANDOM:
+		c->conv.plan.norandom = 1;
+		break;
+	case 'L':
+		return add_libdir(&c->conv, arg) ? EXIT_USAGE : 0;
+	case 'h':
+		c->mode = CLI_HELP;
+		break;
+	case 'V':
+		c->mode = CLI_VERSION;
+		break;
+	default: /* getopt_long said what */
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			progname);
+		return EXIT_USAGE;
 	}
-	return rc;
+	return 0;
+}
+
+/* --report FILE must not be a folder, nor a file that is no report. */
+static int check_report(const char *report)
+{
+	struct stat st;
+
+	if (stat(report, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_print(report, "is a directory");
+		return EXIT_USAGE;
+	}
+	if (batch_report_clobbers(report)) {
+		diag_print(report, "exists and is not a report; refusing to "
+				   "overwrite it");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * c->mode from the options and operands, checked: 0, or EXIT_USAGE.
+ * exec: --exec was given; stray: operands came before it.
+ */
+static int choose_mode(struct cli *c, int exec, int stray)
+{
+	const struct batch_options *b = &c->batch;
+
+	if (!b->outdir && (b->recursive || c->jobs_given || b->report))
+		return usage_error("-r, -j and --report go with -O DIR");
+	if (exec) {
+		if (c->info || b->outdir)
+			return usage_error("--exec goes with neither --info nor -O");
+		if (c->nargs < 1)
+			return usage_error("--exec needs a FILE");
+		if (stray)
+			return usage_error("operands before --exec FILE");
+		c->mode = CLI_EXEC;
+		return 0;
+	}
+	if (c->info) {
+		if (b->outdir)
+			return usage_error("--info does not go with -O");
+		if (c->nargs < 1)
+			return usage_error("--info needs at least one FILE");
+		c->mode = CLI_INFO;
+		return 0;
+	}
+	if (b->outdir) {
+		if (c->nargs < 1)
+			return usage_error("-O DIR needs at least one INPUT");
+		if (b->report && check_report(b->report))
+			return EXIT_USAGE;
+		c->mode = CLI_BATCH;
+		return 0;
+	}
+	if (c->nargs < 2)
+		return usage_error(c->nargs ? "missing OUTPUT operand" :
+					      "missing INPUT and OUTPUT operands");
+	if (c->nargs > 2)
+		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
+				   "INPUT...)");
+	c->mode = CLI_CONVERT;
+	return 0;
+}
+
+/* argv into c: 0, or the exit status of a usage error. */
+static int parse(int argc, char **argv, struct cli *c)
+{
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "output-dir", required_argument, NULL, 'O' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "exec", no_argument, NULL, OPT_EXEC },
+		{ "library-path", required_argument, NULL, 'L' },
+		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
+		{ "direct", no_argument, NULL, OPT_DIRECT },
+		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
+		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
+		{ "strip", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int exec_at = exec_file_index(argc, argv);
+	int nopts = exec_at ? exec_at : argc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int opt;
+
+	c->batch.jobs = cpus > 0 ? (int)cpus : 1;
+	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
+	if (argc > 0)
+		argv[0] = (char *)progname;
+	while ((opt = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
+		int rc = take_option(c, opt, optarg);
+
+		/* -h and -V end the parsing: what follows them is not looked at */
+		if (rc || c->mode == CLI_HELP || c->mode == CLI_VERSION)
+			return rc;
+	}
+	c->conv.umask_bits = umask(0);
+	umask(c->conv.umask_bits);
+	c->args = argv + (exec_at ? exec_at : optind);
+	c->nargs = argc - (exec_at ? exec_at : optind);
+	return choose_mode(c, exec_at != 0, exec_at && optind != exec_at);
 }
 
 static int convert(const char *src, const char *dst,
@@ -155,6 +357,21 @@ static int convert(const char *src, const char *dst,
 	return 0;
 }
 
+static int info_files(char **files, int n, const struct conv_options *o)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct diag d;
+
+		if (info_file(stdout, files[i], o, &d)) {
+			diag_print(files[i], d.msg);
+			rc = EXIT_FAIL;
+		}
+	}
+	return rc;
+}
+
 /* Returns only if the program could not be run. */
 static int exec_program(char **argv, const struct conv_options *o)
 {
@@ -165,186 +382,39 @@ static int exec_program(char **argv, const struct conv_options *o)
 	return f == CONV_EXEC_NOT_RUN ? EXIT_CANNOT_RUN : EXIT_FAIL;
 }
 
-static int parse_jobs(const char *s, int *jobs)
+static int run(const struct cli *c)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (errno || *end || end == s || n < 1 || n > 1024)
-		return -1;
-	*jobs = (int)n;
-	return 0;
-}
-
-static int run(int argc, char **argv, struct conv_options *op)
-{
-	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-	       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
-	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "output-dir", required_argument, NULL, 'O' },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "info", no_argument, NULL, OPT_INFO },
-		{ "exec", no_argument, NULL, OPT_EXEC },
-		{ "library-path", required_argument, NULL, 'L' },
-		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
-		{ "direct", no_argument, NULL, OPT_DIRECT },
-		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
-		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
-		{ "strip", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct conv_options o = *op;
-	struct batch_options b = { 0 };
-	int c, mode_info = 0, verbose = 0, jobs_given = 0;
-	int nopts = argc, mode_exec = 0;
-
-	/*
-	 * Everything after "--exec FILE" belongs to the program; getopt_long
-	 * takes "--e", "--ex" and "--exe" for it too, so they must end the
-	 * options as well (or "--exe prog out" would write a file named out).
-	 */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i]))) {
-			nopts = i + 1;
-			mode_exec = 1;
-			break;
-		}
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	b.jobs = cpus > 0 ? (int)cpus : 1;
-
-	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
-	if (argc > 0)
-		argv[0] = (char *)progname;
-	while ((c = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.force = 1;
-			break;
-		case 'O':
-			b.outdir = optarg;
-			break;
-		case 'r':
-			b.recursive = 1;
-			break;
-		case 'j':
-			if (parse_jobs(optarg, &b.jobs))
-				return usage_error("-j takes a number from 1 to 1024");
-			jobs_given = 1;
-			break;
-		case OPT_REPORT:
-			b.report = optarg;
-			break;
-		case 'q':
-			o.quiet = b.quiet = 1;
-			break;
-		case 's':
-			o.strip = 1;
-			break;
-		case 'v':
-			verbose = b.verbose = 1;
-			break;
-		case OPT_INFO:
-			mode_info = 1;
-			break;
-		case OPT_EXEC:
-			break;
-		case OPT_NOEXECSTACK:
-			o.plan.noexec = 1;
-			break;
-		case OPT_DIRECT:
-			o.plan.direct = 1;
-			break;
-		case OPT_NO_EMBED:
-			o.plan.no_embed_libs = 1;
-			break;
-		case OPT_NORANDOM:
-			o.plan.norandom = 1;
-			break;
-		case 'L':
-			if (add_libdir(op, optarg))
-				return EXIT_USAGE;
-			o.libdirs[o.nlibdirs] = op->libdirs[o.nlibdirs];
-			o.nlibdirs = op->nlibdirs;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("aout2elf %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				progname);
-			return EXIT_USAGE;
-		}
+	/* the modes that may write a file (--info: where stdout goes) */
+	if (c->mode == CLI_CONVERT || c->mode == CLI_BATCH || c->mode == CLI_INFO)
+		output_remove_temp_on_signals();
+	switch (c->mode) {
+	case CLI_CONVERT:
+		return convert(c->args[0], c->args[1], &c->conv, c->verbose);
+	case CLI_BATCH:
+		return batch_run(c->args, (size_t)c->nargs, &c->batch, &c->conv);
+	case CLI_INFO:
+		return info_files(c->args, c->nargs, &c->conv);
+	case CLI_EXEC:
+		return exec_program(c->args, &c->conv);
+	case CLI_HELP:
+		usage(stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("aout2elf %s\n", PACKAGE_VERSION);
+		return 0;
 	}
-	o.umask_bits = umask(0);
-	umask(o.umask_bits);
-
-	if (!b.outdir && (b.recursive || jobs_given || b.report))
-		return usage_error("-r, -j and --report go with -O DIR");
-	if (mode_exec) {
-		if (mode_info || b.outdir)
-			return usage_error("--exec goes with neither --info nor -O");
-		if (nopts >= argc)
-			return usage_error("--exec needs a FILE");
-		if (optind != nopts)
-			return usage_error("operands before --exec FILE");
-		return exec_program(argv + nopts, &o);
-	}
-	output_remove_temp_on_signals();
-	int nargs = argc - optind;
-	char **args = argv + optind;
-
-	if (mode_info) {
-		if (b.outdir)
-			return usage_error("--info does not go with -O");
-		if (nargs < 1)
-			return usage_error("--info needs at least one FILE");
-		return info_files(args, nargs, &o);
-	}
-	if (b.outdir) {
-		if (nargs < 1)
-			return usage_error("-O DIR needs at least one INPUT");
-		struct stat rst;
-
-		if (b.report && stat(b.report, &rst) == 0 && S_ISDIR(rst.st_mode)) {
-			diag_print(b.report, "is a directory");
-			return EXIT_USAGE;
-		}
-		if (b.report && batch_report_clobbers(b.report)) {
-			diag_print(b.report, "exists and is not a report; refusing to "
-					     "overwrite it");
-			return EXIT_USAGE;
-		}
-		o.quiet = b.quiet;
-		return batch_run(args, (size_t)nargs, &b, &o);
-	}
-	if (nargs < 2)
-		return usage_error(nargs ? "missing OUTPUT operand" :
-					   "missing INPUT and OUTPUT operands");
-	if (nargs > 2)
-		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
-				   "INPUT...)");
-	return convert(args[0], args[1], &o, verbose);
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-	struct conv_options o = { 0 };
-	int rc = run(argc, argv, &o);
+	struct cli c = { 0 };
+	int rc = parse(argc, argv, &c);
 
-	for (size_t i = 0; i < o.nlibdirs; i++)
-		free((char *)o.libdirs[i]);
+	if (rc == 0)
+		rc = run(&c);
+	for (size_t i = 0; i < c.conv.nlibdirs; i++)
+		free((char *)c.conv.libdirs[i]);
 	/* --help, --version, --info and -v write there: a lost line is an error */
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
