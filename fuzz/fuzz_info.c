@@ -8,7 +8,7 @@
  * one (see fuzz_model.h); the options come from a hash of the input.  The
  * report goes into a memory buffer (open_memstream), which is then checked
  * to be text: no NUL byte, ending in a newline.  Inputs that --info would
- * refuse as programs go, as in main.c, to info_print_library when they
+ * refuse as programs go, as in info_file, to info_print_library when they
  * are a.out shared libraries (libs_is_library).
  */
 #include <stdint.h>
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		info_print(out, "fuzz.aout", &a, p, set);
 	} else {
 		/*
-		 * What main.c's info() falls back to: a shared library.  The
+		 * What info_file falls back to: a shared library.  The
 		 * program's symbols go first (aout_parse_kind clears *a).
 		 */
 		if (parsed)

@@ -1,10 +1,19 @@
+/*
+ * One conversion: an input read and planned with its libraries, the ELF
+ * file written with its .comment, and what the command line and the
+ * batch report say of it; or, for --exec, written into memory and run.
+ */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -325,8 +334,8 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		return -1;
 	}
 	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
-	    elfw_write_comment(out.fd, &j.a, &j.p, stub_image, stub_image_size,
-			       comment, comment_size, &d) ||
+	    elfw_write_with_comment(out.fd, &j.a, &j.p, stub_image,
+				    stub_image_size, comment, comment_size, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
@@ -369,11 +378,53 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	size_t comment_size;
 	char *comment = conv_file_comment(o, &j, &comment_size);
 
-	rc = comment ? elfw_write_comment(fd, &j.a, &j.p, stub_image,
-					  stub_image_size, comment, comment_size,
-					  d) :
+	rc = comment ? elfw_write_with_comment(fd, &j.a, &j.p, stub_image,
+					       stub_image_size, comment,
+					       comment_size, d) :
 		       diag_set(d, "out of memory");
 	free(comment);
 	conv_job_free(&j);
 	return rc;
+}
+
+/* The stub has no libc headers: its copies of the personality bits must agree. */
+_Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
+_Static_assert((STUB_PER_NORANDOM_MARK &
+		(PER_MASK | UNAME26 | ADDR_NO_RANDOMIZE | FDPIC_FUNCPTRS |
+		 MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC |
+		 ADDR_LIMIT_32BIT | SHORT_INODE | WHOLE_SECONDS | STICKY_TIMEOUTS |
+		 ADDR_LIMIT_3GB)) == 0,
+	       "the mark is no personality flag");
+
+/* The converted program never touches a disk. */
+enum conv_exec_failure conv_exec(char *const argv[], const struct conv_options *o,
+				 struct diag *d)
+{
+	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+
+	if (fd < 0) {
+		diag_set(d, "memfd_create: %s", strerror(errno));
+		return CONV_EXEC_NO_MEMFD;
+	}
+	if (conv_to_fd(argv[0], fd, o, d)) {
+		close(fd);
+		return CONV_EXEC_NOT_CONVERTED;
+	}
+	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
+	/*
+	 * --no-randomize: the stub cannot exec a memfd again (exec closed
+	 * it), so the exec here is the one without randomisation; the mark
+	 * has the stub take both bits off again.
+	 */
+	int per = personality(0xffffffff);
+
+	if (o->plan.norandom && per != -1 && !(per & STUB_PER_ADDR_NO_RANDOMIZE))
+		personality((unsigned long)per | STUB_PER_ADDR_NO_RANDOMIZE |
+			    STUB_PER_NORANDOM_MARK);
+	fexecve(fd, argv, environ);
+	if (per != -1)
+		personality((unsigned long)per);
+	diag_set(d, "cannot run it: %s", strerror(errno));
+	close(fd);
+	return CONV_EXEC_NOT_RUN;
 }

@@ -12,6 +12,7 @@
 
 #include "aout.h"
 #include "diag.h"
+#include "input.h"
 #include "libs.h"
 #include "output.h"
 #include "plan.h"
@@ -134,6 +135,19 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 /* Writes the converted program to fd (for --exec); -1 with *d on failure. */
 int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	       struct diag *d);
+
+/*
+ * --exec: converts argv[0] into a file in memory and executes that with
+ * argv and the environment (with --no-randomize, without address
+ * randomisation).  Returns only on failure: which step failed, *d why.
+ */
+enum conv_exec_failure {
+	CONV_EXEC_NO_MEMFD,      /* *d: "memfd_create: REASON" */
+	CONV_EXEC_NOT_CONVERTED, /* *d: why argv[0] could not be converted */
+	CONV_EXEC_NOT_RUN,       /* *d: "cannot run it: REASON" */
+};
+enum conv_exec_failure conv_exec(char *const argv[], const struct conv_options *o,
+				 struct diag *d);
 
 const char *conv_status_name(enum conv_status s);
 

@@ -870,12 +870,13 @@ static int libelf_write(Elf *e, struct diag *d)
 int elfw_write(int fd, const struct aout *a, const struct plan *p,
 	       const unsigned char *stub, size_t stub_size, struct diag *d)
 {
-	return elfw_write_comment(fd, a, p, stub, stub_size, NULL, 0, d);
+	return elfw_write_with_comment(fd, a, p, stub, stub_size, NULL, 0, d);
 }
 
-int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
-		       const unsigned char *stub, size_t stub_size,
-		       const char *comment, size_t comment_size, struct diag *d)
+int elfw_write_with_comment(int fd, const struct aout *a, const struct plan *p,
+			    const unsigned char *stub, size_t stub_size,
+			    const char *comment, size_t comment_size,
+			    struct diag *d)
 {
 	struct elfw_layout l;
 	struct stub_plan sp;

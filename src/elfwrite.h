@@ -82,9 +82,10 @@ int elfw_write(int fd, const struct aout *a, const struct plan *p,
  * not NULL: NUL-terminated strings (aout2elf's version and the options
  * that shaped the file, then the libraries it carries: conv_file_comment).
  */
-int elfw_write_comment(int fd, const struct aout *a, const struct plan *p,
-		       const unsigned char *stub, size_t stub_size,
-		       const char *comment, size_t comment_size, struct diag *d);
+int elfw_write_with_comment(int fd, const struct aout *a, const struct plan *p,
+			    const unsigned char *stub, size_t stub_size,
+			    const char *comment, size_t comment_size,
+			    struct diag *d);
 
 /*
  * The .comment of the ELF file fd (malloc'ed, ending in NUL) and its size;

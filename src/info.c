@@ -1,5 +1,11 @@
+/*
+ * aout2elf --info: what an a.out program is and the load map of the
+ * program it converts to, or what an a.out shared library is and where
+ * it loads.
+ */
 #include "info.h"
 #include "elfwrite.h"
+#include "input.h"
 #include "stub_abi.h"
 #include "stub_image.h"
 #include "diag.h"
@@ -202,4 +208,37 @@ void info_print_library(FILE *out, const char *name, const struct aout *a)
 		libs_version_str(needs[i].version, v, sizeof v);
 		fprintf(out, "  Needs:            %s (%s or later)\n", needs[i].name, v);
 	}
+}
+
+/* path on out if it is an a.out shared library; -1 if it is none. */
+static int print_if_library(FILE *out, const char *path)
+{
+	struct input in;
+	struct aout a;
+	struct diag d;
+	int rc = -1;
+
+	if (input_read(path, &in, &d))
+		return -1;
+	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
+		if (libs_is_library(&a)) {
+			info_print_library(out, path, &a);
+			rc = 0;
+		}
+		aout_free(&a);
+	}
+	input_free(&in);
+	return rc;
+}
+
+int info_file(FILE *out, const char *path, const struct conv_options *o,
+	      struct diag *d)
+{
+	struct conv_job j;
+
+	if (conv_load(path, o, 1, &j, d))
+		return print_if_library(out, path);
+	info_print(out, path, &j.a, &j.p, &j.libs);
+	conv_job_free(&j);
+	return 0;
 }

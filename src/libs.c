@@ -132,7 +132,7 @@ void libs_free(struct libset *set)
 }
 
 /*
- * After input_read failed (see output.h): whether the search looks in the
+ * After input_read failed (see input.h): whether the search looks in the
  * next folder.  As the stub's search at run time: on past a file that
  * cannot be opened, or is not a regular file (a folder of that name is not
  * the library), but not when the process or the system is out of

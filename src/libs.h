@@ -16,7 +16,7 @@
 
 #include "aout.h"
 #include "diag.h"
-#include "output.h"
+#include "input.h"
 #include "stub_abi.h"
 
 struct lib_need {

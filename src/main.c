@@ -3,20 +3,18 @@
  *
  *   aout2elf [OPTION]... INPUT OUTPUT          one conversion
  *   aout2elf [OPTION]... -O DIR INPUT...       batch (src/batch.c)
- *   aout2elf --info FILE...                    describe
+ *   aout2elf --info FILE...                    describe (src/info.c)
  *   aout2elf [OPTION]... --exec FILE [ARG]...  convert in memory and run
  *
  * - and the exit statuses 0 (done), 1 (an input could not be converted),
- * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".
+ * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".  argv
+ * is parsed into one struct cli, whose mode one switch then runs.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/personality.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,19 +23,26 @@
 #include "batch.h"
 #include "convert.h"
 #include "info.h"
+#include "output.h"
 
-/* The stub has no libc headers: its copies of the personality bits must agree. */
-_Static_assert(STUB_PER_ADDR_NO_RANDOMIZE == ADDR_NO_RANDOMIZE, "ADDR_NO_RANDOMIZE");
-_Static_assert((STUB_PER_NORANDOM_MARK &
-		(PER_MASK | UNAME26 | ADDR_NO_RANDOMIZE | FDPIC_FUNCPTRS |
-		 MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC |
-		 ADDR_LIMIT_32BIT | SHORT_INODE | WHOLE_SECONDS | STICKY_TIMEOUTS |
-		 ADDR_LIMIT_3GB)) == 0,
-	       "the mark is no personality flag");
-
-enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* 126: as the shell says of a program it found but could not execute */
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 126 };
 
 static const char *progname = "aout2elf";
+
+enum cli_mode { CLI_CONVERT, CLI_BATCH, CLI_INFO, CLI_EXEC, CLI_HELP, CLI_VERSION };
+
+/* The command line, parsed. */
+struct cli {
+	enum cli_mode mode;
+	struct conv_options conv; /* its libdirs malloc'ed (add_libdir) */
+	struct batch_options batch;
+	int verbose;
+	int info;       /* --info */
+	int jobs_given; /* -j */
+	char **args;    /* the operands; for --exec, FILE and its ARGs */
+	int nargs;
+};
 
 static void usage(FILE *f)
 {
@@ -130,41 +135,206 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	return 0;
 }
 
-/* --info on an a.out shared library: -1 when it is none. */
-static int info_library(const char *path)
+static int parse_jobs(const char *s, int *jobs)
 {
-	struct input in;
-	struct aout a;
-	struct diag d;
-	int rc = -1;
+	char *end;
+	long n;
 
-	if (input_read(path, &in, &d))
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || end == s || n < 1 || n > 1024)
 		return -1;
-	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
-		if (libs_is_library(&a)) {
-			info_print_library(stdout, path, &a);
-			rc = 0;
-		}
-		aout_free(&a);
-	}
-	input_free(&in);
-	return rc;
+	*jobs = (int)n;
+	return 0;
 }
 
-static int info(const char *path, const struct conv_options *o)
+/*
+ * Everything after "--exec FILE" belongs to the program; getopt_long
+ * takes "--e", "--ex" and "--exe" for it too, so they must end the
+ * options as well (or "--exe prog out" would write a file named out).
+ * The index in argv of FILE (argc if it is missing), or 0 without --exec.
+ */
+static int exec_file_index(int argc, char **argv)
 {
-	struct conv_job j;
-	struct diag d;
-
-	if (conv_load(path, o, 1, &j, &d)) {
-		if (info_library(path) == 0)
-			return 0;
-		diag_print(path, d.msg);
-		return EXIT_FAIL;
-	}
-	info_print(stdout, path, &j.a, &j.p, &j.libs);
-	conv_job_free(&j);
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i])))
+			return i + 1;
 	return 0;
+}
+
+enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
+       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
+
+/* One option from getopt_long into c: 0, or EXIT_USAGE. */
+static int take_option(struct cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'f':
+		c->conv.force = 1;
+		break;
+	case 'O':
+		c->batch.outdir = arg;
+		break;
+	case 'r':
+		c->batch.recursive = 1;
+		break;
+	case 'j':
+		if (parse_jobs(arg, &c->batch.jobs))
+			return usage_error("-j takes a number from 1 to 1024");
+		c->jobs_given = 1;
+		break;
+	case OPT_REPORT:
+		c->batch.report = arg;
+		break;
+	case 'q':
+		c->conv.quiet = c->batch.quiet = 1;
+		break;
+	case 's':
+		c->conv.strip = 1;
+		break;
+	case 'v':
+		c->verbose = c->batch.verbose = 1;
+		break;
+	case OPT_INFO:
+		c->info = 1;
+		break;
+	case OPT_EXEC:
+		break; /* found by exec_file_index */
+	case OPT_NOEXECSTACK:
+		c->conv.plan.noexec = 1;
+		break;
+	case OPT_DIRECT:
+		c->conv.plan.direct = 1;
+		break;
+	case OPT_NO_EMBED:
+		c->conv.plan.no_embed_libs = 1;
+		break;
+	case OPT_NORANDOM:
+		c->conv.plan.norandom = 1;
+		break;
+	case 'L':
+		return add_libdir(&c->conv, arg) ? EXIT_USAGE : 0;
+	case 'h':
+		c->mode = CLI_HELP;
+		break;
+	case 'V':
+		c->mode = CLI_VERSION;
+		break;
+	default: /* getopt_long said what */
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			progname);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --report FILE must not be a folder, nor a file that is no report. */
+static int check_report(const char *report)
+{
+	struct stat st;
+
+	if (stat(report, &st) == 0 && S_ISDIR(st.st_mode)) {
+		diag_print(report, "is a directory");
+		return EXIT_USAGE;
+	}
+	if (batch_report_clobbers(report)) {
+		diag_print(report, "exists and is not a report; refusing to "
+				   "overwrite it");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * c->mode from the options and operands, checked: 0, or EXIT_USAGE.
+ * exec: --exec was given; stray: operands came before it.
+ */
+static int choose_mode(struct cli *c, int exec, int stray)
+{
+	const struct batch_options *b = &c->batch;
+
+	if (!b->outdir && (b->recursive || c->jobs_given || b->report))
+		return usage_error("-r, -j and --report go with -O DIR");
+	if (exec) {
+		if (c->info || b->outdir)
+			return usage_error("--exec goes with neither --info nor -O");
+		if (c->nargs < 1)
+			return usage_error("--exec needs a FILE");
+		if (stray)
+			return usage_error("operands before --exec FILE");
+		c->mode = CLI_EXEC;
+		return 0;
+	}
+	if (c->info) {
+		if (b->outdir)
+			return usage_error("--info does not go with -O");
+		if (c->nargs < 1)
+			return usage_error("--info needs at least one FILE");
+		c->mode = CLI_INFO;
+		return 0;
+	}
+	if (b->outdir) {
+		if (c->nargs < 1)
+			return usage_error("-O DIR needs at least one INPUT");
+		if (b->report && check_report(b->report))
+			return EXIT_USAGE;
+		c->mode = CLI_BATCH;
+		return 0;
+	}
+	if (c->nargs < 2)
+		return usage_error(c->nargs ? "missing OUTPUT operand" :
+					      "missing INPUT and OUTPUT operands");
+	if (c->nargs > 2)
+		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
+				   "INPUT...)");
+	c->mode = CLI_CONVERT;
+	return 0;
+}
+
+/* argv into c: 0, or the exit status of a usage error. */
+static int parse(int argc, char **argv, struct cli *c)
+{
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "output-dir", required_argument, NULL, 'O' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "exec", no_argument, NULL, OPT_EXEC },
+		{ "library-path", required_argument, NULL, 'L' },
+		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
+		{ "direct", no_argument, NULL, OPT_DIRECT },
+		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
+		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
+		{ "strip", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int exec_at = exec_file_index(argc, argv);
+	int nopts = exec_at ? exec_at : argc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int opt;
+
+	c->batch.jobs = cpus > 0 ? (int)cpus : 1;
+	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
+	if (argc > 0)
+		argv[0] = (char *)progname;
+	while ((opt = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
+		int rc = take_option(c, opt, optarg);
+
+		/* -h and -V end the parsing: what follows them is not looked at */
+		if (rc || c->mode == CLI_HELP || c->mode == CLI_VERSION)
+			return rc;
+	}
+	c->conv.umask_bits = umask(0);
+	umask(c->conv.umask_bits);
+	c->args = argv + (exec_at ? exec_at : optind);
+	c->nargs = argc - (exec_at ? exec_at : optind);
+	return choose_mode(c, exec_at != 0, exec_at && optind != exec_at);
 }
 
 static int convert(const char *src, const char *dst,
@@ -187,263 +357,64 @@ static int convert(const char *src, const char *dst,
 	return 0;
 }
 
-/* --exec: the converted program never touches a disk. */
-static int exec_in_memory(char **argv, const struct conv_options *o)
+static int info_files(char **files, int n, const struct conv_options *o)
 {
-	const char *file = argv[0];
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct diag d;
+
+		if (info_file(stdout, files[i], o, &d)) {
+			diag_print(files[i], d.msg);
+			rc = EXIT_FAIL;
+		}
+	}
+	return rc;
+}
+
+/* Returns only if the program could not be run. */
+static int exec_program(char **argv, const struct conv_options *o)
+{
 	struct diag d;
-	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+	enum conv_exec_failure f = conv_exec(argv, o, &d);
 
-	if (fd < 0) {
-		fprintf(stderr, "%s: memfd_create: %s\n", progname, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (conv_to_fd(file, fd, o, &d)) {
-		diag_print(file, d.msg);
-		close(fd);
-		return EXIT_FAIL;
-	}
-	signal(SIGXFSZ, SIG_DFL); /* an ignored signal stays ignored across exec */
-	/*
-	 * --no-randomize: the stub cannot exec a memfd again (exec closed
-	 * it), so the exec here is the one without randomisation; the mark
-	 * has the stub take both bits off again.
-	 */
-	int per = personality(0xffffffff);
-
-	if (o->plan.norandom && per != -1 && !(per & STUB_PER_ADDR_NO_RANDOMIZE))
-		personality((unsigned long)per | STUB_PER_ADDR_NO_RANDOMIZE |
-			    STUB_PER_NORANDOM_MARK);
-	fexecve(fd, argv, environ);
-	if (per != -1)
-		personality((unsigned long)per);
-	snprintf(d.msg, sizeof d.msg, "cannot run it: %s", strerror(errno));
-	diag_print(file, d.msg);
-	close(fd);
-	return 126;
+	diag_print(f == CONV_EXEC_NO_MEMFD ? NULL : argv[0], d.msg);
+	return f == CONV_EXEC_NOT_RUN ? EXIT_CANNOT_RUN : EXIT_FAIL;
 }
 
-static int parse_jobs(const char *s, int *jobs)
+static int run(const struct cli *c)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (errno || *end || end == s || n < 1 || n > 1024)
-		return -1;
-	*jobs = (int)n;
-	return 0;
-}
-
-static void on_fatal_signal(int sig)
-{
-	/* it only calls unlink(2), which is async-signal-safe */
-	output_remove_temp_on_signal(); // NOLINT(bugprone-signal-handler)
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_unless_ignored(int sig)
-{
-	struct sigaction was;
-
-	if (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-		signal(sig, on_fatal_signal);
-}
-
-/*
- * Every signal whose default action ends the process, but those of a
- * crash (SIGSEGV, SIGABRT, ...) and SIGTRAP, which debuggers use.  One
- * ignored when the tool started (nohup's SIGHUP) stays ignored.
- */
-static void remove_temp_on_signals(void)
-{
-	static const int sigs[] = { SIGINT,    SIGTERM, SIGHUP,  SIGQUIT,
-				    SIGUSR1,   SIGUSR2, SIGALRM, SIGPIPE,
-				    SIGVTALRM, SIGPROF, SIGXCPU, SIGIO,
-				    SIGPWR,    SIGSTKFLT };
-
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		catch_unless_ignored(sigs[i]);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		catch_unless_ignored(sig);
-	/* A write past RLIMIT_FSIZE then fails with EFBIG, and is reported. */
-	signal(SIGXFSZ, SIG_IGN);
-}
-
-static int run(int argc, char **argv, struct conv_options *op)
-{
-	enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-	       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
-	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "output-dir", required_argument, NULL, 'O' },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "info", no_argument, NULL, OPT_INFO },
-		{ "exec", no_argument, NULL, OPT_EXEC },
-		{ "library-path", required_argument, NULL, 'L' },
-		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
-		{ "direct", no_argument, NULL, OPT_DIRECT },
-		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
-		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
-		{ "strip", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct conv_options o = *op;
-	struct batch_options b = { 0 };
-	int c, mode_info = 0, verbose = 0, jobs_given = 0;
-	int nopts = argc, mode_exec = 0;
-
-	/*
-	 * Everything after "--exec FILE" belongs to the program; getopt_long
-	 * takes "--e", "--ex" and "--exe" for it too, so they must end the
-	 * options as well (or "--exe prog out" would write a file named out).
-	 */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i]))) {
-			nopts = i + 1;
-			mode_exec = 1;
-			break;
-		}
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	b.jobs = cpus > 0 ? (int)cpus : 1;
-
-	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
-	if (argc > 0)
-		argv[0] = (char *)progname;
-	while ((c = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.force = 1;
-			break;
-		case 'O':
-			b.outdir = optarg;
-			break;
-		case 'r':
-			b.recursive = 1;
-			break;
-		case 'j':
-			if (parse_jobs(optarg, &b.jobs))
-				return usage_error("-j takes a number from 1 to 1024");
-			jobs_given = 1;
-			break;
-		case OPT_REPORT:
-			b.report = optarg;
-			break;
-		case 'q':
-			o.quiet = b.quiet = 1;
-			break;
-		case 's':
-			o.strip = 1;
-			break;
-		case 'v':
-			verbose = b.verbose = 1;
-			break;
-		case OPT_INFO:
-			mode_info = 1;
-			break;
-		case OPT_EXEC:
-			break;
-		case OPT_NOEXECSTACK:
-			o.plan.noexec = 1;
-			break;
-		case OPT_DIRECT:
-			o.plan.direct = 1;
-			break;
-		case OPT_NO_EMBED:
-			o.plan.no_embed_libs = 1;
-			break;
-		case OPT_NORANDOM:
-			o.plan.norandom = 1;
-			break;
-		case 'L':
-			if (add_libdir(op, optarg))
-				return EXIT_USAGE;
-			o.libdirs[o.nlibdirs] = op->libdirs[o.nlibdirs];
-			o.nlibdirs = op->nlibdirs;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("aout2elf %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				progname);
-			return EXIT_USAGE;
-		}
+	/* the modes that may write a file (--info: where stdout goes) */
+	if (c->mode == CLI_CONVERT || c->mode == CLI_BATCH || c->mode == CLI_INFO)
+		output_remove_temp_on_signals();
+	switch (c->mode) {
+	case CLI_CONVERT:
+		return convert(c->args[0], c->args[1], &c->conv, c->verbose);
+	case CLI_BATCH:
+		return batch_run(c->args, (size_t)c->nargs, &c->batch, &c->conv);
+	case CLI_INFO:
+		return info_files(c->args, c->nargs, &c->conv);
+	case CLI_EXEC:
+		return exec_program(c->args, &c->conv);
+	case CLI_HELP:
+		usage(stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("aout2elf %s\n", PACKAGE_VERSION);
+		return 0;
 	}
-	o.umask_bits = umask(0);
-	umask(o.umask_bits);
-
-	if (!b.outdir && (b.recursive || jobs_given || b.report))
-		return usage_error("-r, -j and --report go with -O DIR");
-	if (mode_exec) {
-		if (mode_info || b.outdir)
-			return usage_error("--exec goes with neither --info nor -O");
-		if (nopts >= argc)
-			return usage_error("--exec needs a FILE");
-		if (optind != nopts)
-			return usage_error("operands before --exec FILE");
-		return exec_in_memory(argv + nopts, &o);
-	}
-	remove_temp_on_signals();
-	int nargs = argc - optind;
-	char **args = argv + optind;
-
-	if (mode_info) {
-		int rc = 0;
-
-		if (b.outdir)
-			return usage_error("--info does not go with -O");
-		if (nargs < 1)
-			return usage_error("--info needs at least one FILE");
-		for (int i = 0; i < nargs; i++)
-			if (info(args[i], &o))
-				rc = EXIT_FAIL;
-		return rc;
-	}
-	if (b.outdir) {
-		if (nargs < 1)
-			return usage_error("-O DIR needs at least one INPUT");
-		struct stat rst;
-
-		if (b.report && stat(b.report, &rst) == 0 && S_ISDIR(rst.st_mode)) {
-			diag_print(b.report, "is a directory");
-			return EXIT_USAGE;
-		}
-		if (b.report && batch_report_clobbers(b.report)) {
-			diag_print(b.report, "exists and is not a report; refusing to "
-					     "overwrite it");
-			return EXIT_USAGE;
-		}
-		o.quiet = b.quiet;
-		return batch_run(args, (size_t)nargs, &b, &o);
-	}
-	if (nargs < 2)
-		return usage_error(nargs ? "missing OUTPUT operand" :
-					   "missing INPUT and OUTPUT operands");
-	if (nargs > 2)
-		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
-				   "INPUT...)");
-	return convert(args[0], args[1], &o, verbose);
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-	struct conv_options o = { 0 };
-	int rc = run(argc, argv, &o);
+	struct cli c = { 0 };
+	int rc = parse(argc, argv, &c);
 
-	for (size_t i = 0; i < o.nlibdirs; i++)
-		free((char *)o.libdirs[i]);
+	if (rc == 0)
+		rc = run(&c);
+	for (size_t i = 0; i < c.conv.nlibdirs; i++)
+		free((char *)c.conv.libdirs[i]);
 	/* --help, --version, --info and -v write there: a lost line is an error */
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

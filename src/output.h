@@ -1,42 +1,14 @@
 /*
- * The edges of the converter: reading the input whole, and writing the
- * output atomically (a temporary file beside it, without a name where the
- * file system allows, then link or rename), so that a failed conversion
- * leaves neither a partial file nor a changed one.
+ * Writing the output atomically (a temporary file beside it, without a
+ * name where the file system allows, then link or rename), so that a
+ * failed conversion leaves neither a partial file nor a changed one.
  */
 #ifndef AOUT2ELF_OUTPUT_H
 #define AOUT2ELF_OUTPUT_H
 
-#include <stddef.h>
-#include <stdint.h>
 #include <sys/stat.h>
 
 #include "diag.h"
-
-struct input {
-	uint8_t *buf;
-	size_t size;
-	struct stat st;
-	size_t map_len; /* buf is mapped (munmap), not malloc'd, when > 0 */
-	const char *path; /* as given to input_read (not a copy) */
-};
-
-/*
- * Reads the file whole; -1 with *d on failure.  errno then is why the
- * file could not be opened, or 0 if it was opened, and in->st is what it
- * was (a library search goes on past a file that is not there or is no
- * regular file, but not past one it cannot read).
- */
-int input_read(const char *path, struct input *in, struct diag *d);
-/*
- * The same, but a file of a megabyte or more is first judged by its
- * first 32 bytes (head_ok: 0 or -1 with *d), before it is read whole:
- * gigabytes of something else are refused at once.
- */
-int input_read_checked(const char *path, struct input *in,
-		       int (*head_ok)(const uint8_t *head, size_t n, struct diag *d),
-		       struct diag *d);
-void input_free(struct input *in);
 
 struct output {
 	char *path;
@@ -57,10 +29,15 @@ int output_commit(struct output *o, mode_t mode, struct diag *d);
 void output_abort(struct output *o);
 
 /*
- * Removes the temporary file of the output being written, if any; safe in
- * a signal handler, so that an interrupted conversion leaves nothing.
+ * Has every signal whose default action ends the process remove the
+ * temporary file of the output being written first, so that an
+ * interrupted conversion leaves nothing: all but those of a crash
+ * (SIGSEGV, SIGABRT, ...) and SIGTRAP, which debuggers use.  One ignored
+ * when the tool started (nohup's SIGHUP) stays ignored.  SIGXFSZ is
+ * ignored: a write past RLIMIT_FSIZE then fails with EFBIG, and is
+ * reported.
  */
-void output_remove_temp_on_signal(void);
+void output_remove_temp_on_signals(void);
 
 /*
  * 0 if path's folder can be read and lists no entry of path's very name:

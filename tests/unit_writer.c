@@ -2915,7 +2915,7 @@ static void test_comment(void)
 	aoutgen_build(&s, &g);
 	CU_ASSERT_EQUAL_FATAL(aout_parse(g.buf, g.size, &a, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(&a, NULL, &p, &d), 0);
-	CU_ASSERT_EQUAL(elfw_write_comment(fileno(with), &a, &p, stub_image,
+	CU_ASSERT_EQUAL(elfw_write_with_comment(fileno(with), &a, &p, stub_image,
 					   stub_image_size, comment, sizeof comment,
 					   &d), 0);
 	CU_ASSERT_EQUAL(elfw_write(fileno(without), &a, &p, stub_image,
