@@ -501,18 +501,18 @@ else
 fi
 
 # --- output safety: a disk that fails (EIO), through an LD_PRELOAD shim ---
-if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep -q libasan; then
+if [ -f ./tests/helpers/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep -q libasan; then
 	echo keep > "$tmp/eio-keep"
-	run_capture "$tmp/eio" env LD_PRELOAD=./tests/eio.so "$AOUT2ELF" -f "$hello" "$tmp/eio-keep"
+	run_capture "$tmp/eio" env LD_PRELOAD=./tests/helpers/eio.so "$AOUT2ELF" -f "$hello" "$tmp/eio-keep"
 	check "EIO while writing: exit 1 and the reason" sh -c "test \$(cat '$tmp/eio.rc') = 1 && grep -qx 'aout2elf: $tmp/eio-keep: write error: Input/output error' '$tmp/eio.err'"
 	check "EIO while writing: the existing output is intact" test "$(cat "$tmp/eio-keep")" = keep
 	check "EIO while writing: no temporary file left" test -z "$(find "$tmp" -maxdepth 1 -name '.*.aout2elf-*')"
 	# a new OUTPUT is written without a name (O_TMPFILE) and linked at the end
 	mkdir "$tmp/new"
-	run_capture "$tmp/eio2" env LD_PRELOAD=./tests/eio.so "$AOUT2ELF" "$hello" "$tmp/new/out"
+	run_capture "$tmp/eio2" env LD_PRELOAD=./tests/helpers/eio.so "$AOUT2ELF" "$hello" "$tmp/new/out"
 	check "EIO while writing a new OUTPUT: exit 1, the reason, nothing in its folder" sh -c "test \$(cat '$tmp/eio2.rc') = 1 && grep -qx 'aout2elf: $tmp/new/out: write error: Input/output error' '$tmp/eio2.err' && test -z \"\$(ls -A '$tmp/new')\""
 	# killed in the middle, even by SIGKILL: nothing left behind
-	env LD_PRELOAD=./tests/eio.so EIO_SHIM=stall "$AOUT2ELF" "$hello" "$tmp/new/out" 2>/dev/null &
+	env LD_PRELOAD=./tests/helpers/eio.so EIO_SHIM=stall "$AOUT2ELF" "$hello" "$tmp/new/out" 2>/dev/null &
 	killme=$!
 	sleep 1
 	alive=no
@@ -524,7 +524,7 @@ if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep
 	mkdir "$tmp/wk" "$tmp/wkout"
 	cp "$hello" "$tmp/wk/a"
 	cp "$hello" "$tmp/wk/b"
-	env LD_PRELOAD=./tests/eio.so EIO_SHIM=stall "$AOUT2ELF" -j 2 -O "$tmp/wkout" "$tmp/wk/a" "$tmp/wk/b" 2>"$tmp/wk.err" &
+	env LD_PRELOAD=./tests/helpers/eio.so EIO_SHIM=stall "$AOUT2ELF" -j 2 -O "$tmp/wkout" "$tmp/wk/a" "$tmp/wk/b" 2>"$tmp/wk.err" &
 	batch=$!
 	sleep 1
 	pkill -KILL -P "$batch"
@@ -532,10 +532,10 @@ if [ -f ./tests/eio.so ] && ! ldd "$(command -v "$AOUT2ELF")" 2>/dev/null | grep
 	echo $? >"$tmp/wk.rc"
 	check "a batch whose workers die: exit 1, each entry said not to finish, nothing written" sh -c "test \$(cat '$tmp/wk.rc') = 1 && test \$(grep -c 'did not finish (worker process died)' '$tmp/wk.err') = 2 && grep -qx 'aout2elf: a worker process failed' '$tmp/wk.err' && grep -q '^aout2elf: 0 converted, 0 up-to-date, 0 skipped, 2 failed' '$tmp/wk.err' && test -z \"\$(ls -A '$tmp/wkout')\""
 	# where the file system has no O_TMPFILE: the named temporary file
-	run_capture "$tmp/eio3" env LD_PRELOAD=./tests/eio.so EIO_SHIM=no-tmpfile "$AOUT2ELF" "$hello" "$tmp/new/out"
+	run_capture "$tmp/eio3" env LD_PRELOAD=./tests/helpers/eio.so EIO_SHIM=no-tmpfile "$AOUT2ELF" "$hello" "$tmp/new/out"
 	check "no O_TMPFILE: converted through a named temporary file, none left" sh -c "test \$(cat '$tmp/eio3.rc') = 0 && test \"\$(ls -A '$tmp/new')\" = out && cmp -s '$tmp/new/out' '$tmp/quiet.elf'"
 	rm -f "$tmp/new/out"
-	run_capture "$tmp/eio4" env LD_PRELOAD=./tests/eio.so EIO_SHIM=no-tmpfile,eio "$AOUT2ELF" "$hello" "$tmp/new/out"
+	run_capture "$tmp/eio4" env LD_PRELOAD=./tests/helpers/eio.so EIO_SHIM=no-tmpfile,eio "$AOUT2ELF" "$hello" "$tmp/new/out"
 	check "no O_TMPFILE, EIO: exit 1, nothing in its folder" sh -c "test \$(cat '$tmp/eio4.rc') = 1 && test -z \"\$(ls -A '$tmp/new')\""
 else
 	skip "EIO shim: not built, or the converter is built with AddressSanitizer"

@@ -85,8 +85,8 @@ fi
 
 # busybox has no setarch: a static i386 one for the stack-top check
 norandom=$W/norandom
-if ! ${CC:-cc} -m32 -static -O2 -o "$norandom" "${srcdir:-.}/tests/norandom.c" 2>"$W/norandom.err"; then
-	show "$W/norandom.err" "cc -m32 -static tests/norandom.c"
+if ! ${CC:-cc} -m32 -static -O2 -o "$norandom" "${srcdir:-.}/tests/helpers/norandom.c" 2>"$W/norandom.err"; then
+	show "$W/norandom.err" "cc -m32 -static tests/helpers/norandom.c"
 	norandom=
 fi
 
@@ -157,7 +157,7 @@ world" "$B/hello.$M" world
 			t "$M: $f stacktop, no randomisation: the a.out loader's stack top" 0 \
 				"stack top: 0xc0000000" "$NR" "$B/$f.$M" stacktop
 		else
-			echo "FAIL $M: $f stacktop: tests/norandom.c did not build (cc -m32 -static)"
+			echo "FAIL $M: $f stacktop: tests/helpers/norandom.c did not build (cc -m32 -static)"
 		fi
 	done
 	# --no-randomize: the same top with no help from outside

@@ -430,10 +430,10 @@ for M in $MAGICS; do
 		"$M: run startup (--no-randomize) layout under setarch -S: unrandomised, -S kept"
 	# a sandbox that refuses personality(): once, randomised, not exec for ever
 	desc="$M: run startup (--no-randomize) layout where personality() is refused: runs, randomised"
-	if [ ! -x ./tests/deny ]; then
-		skip "$desc (tests/deny not built)"
+	if [ ! -x ./tests/helpers/deny ]; then
+		skip "$desc (tests/helpers/deny not built)"
 	elif [ -f "$B/startup-norandom.$M" ]; then
-		run ./tests/deny 136 "$B/startup-norandom.$M" layout
+		run ./tests/helpers/deny 136 "$B/startup-norandom.$M" layout
 		judge_run "$desc" ran_with_stack_top
 	else
 		not_ok "$desc" "startup-norandom.$M was not converted"

@@ -26,7 +26,7 @@ if [ "$("$tmp/traps" probe 2>&1)" = "brk: trapped, filter" ]; then
 	traps_modes="fork registers" gdb_mode=registers
 fi
 
-run_capture "$tmp/argv0" ./tests/execv0 "$tmp/startup"
+run_capture "$tmp/argv0" ./tests/helpers/execv0 "$tmp/startup"
 # (since Linux 5.18 the kernel makes an empty argv {""}, argc 1: what
 # this checks is the start-up state of such an exec, not argc 0)
 check "execve with an empty argv: the start-up state holds" grep -qx 'startup: ok' "$tmp/argv0.out"

@@ -23,11 +23,11 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
 #include "convert.h"
 #include "libs.h"
-#include "libimg.h"
 #include "plan.h"
+#include "helpers/aoutgen.h"
+#include "helpers/libimg.h"
 #include "unit.h"
 
 #define PAGE 4096u

@@ -29,11 +29,11 @@
 
 #include <CUnit/CUnit.h>
 
-#include "aoutgen.h"
 #include "batch.h"
 #include "convert.h"
 #include "info.h"
-#include "libimg.h"
+#include "helpers/aoutgen.h"
+#include "helpers/libimg.h"
 #include "unit.h"
 
 #if defined(__SANITIZE_ADDRESS__)

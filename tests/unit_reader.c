@@ -9,7 +9,7 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
+#include "helpers/aoutgen.h"
 #include "unit.h"
 
 static const unsigned magics[] = { AOUT_OMAGIC, AOUT_NMAGIC, AOUT_ZMAGIC,

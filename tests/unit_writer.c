@@ -34,13 +34,13 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
 #include "elfwrite.h"
 #include "libs.h"
 #include "output.h"
 #include "plan.h"
 #include "stub_abi.h"
 #include "stub_image.h"
+#include "helpers/aoutgen.h"
 #include "unit.h"
 
 #define PAGE 4096u

@@ -7,7 +7,7 @@
 #include <CUnit/CUnit.h>
 
 #include "libimg.h"
-#include "unit.h"
+#include "../unit.h"
 
 #define PAGE 4096u
 #define PAGE_UP(x) (((uint64_t)(x) + PAGE - 1) & ~(uint64_t)(PAGE - 1))
