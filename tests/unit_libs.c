@@ -672,7 +672,7 @@ static void test_libs_resolve_not_shlib(void)
 	/* an OMAGIC program under the library's name */
 	aoutgen_default(&s, AOUT_OMAGIC);
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size, 0644), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: OMAGIC is "
@@ -684,7 +684,7 @@ static void test_libs_resolve_not_shlib(void)
 	CHECK_MSG(&d, want);
 
 	/* an ELF file */
-	CU_ASSERT_EQUAL(unit_write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16, 0644), 0);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: already an "
 				 "ELF file, not an a.out executable", path, NULL));
@@ -693,7 +693,7 @@ static void test_libs_resolve_not_shlib(void)
 	aoutgen_default(&s, AOUT_ZMAGIC);
 	s.entry = LIB_A + 0x20;
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size, 0644), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: ZMAGIC "

@@ -767,29 +767,6 @@ static void conv_free(struct conv *c)
 	memset(c, 0, sizeof *c);
 }
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long n;
-
-	*size = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			*size = (size_t)n;
-		} else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /*
  * elfw_write gathers the file into one pwritev; libelf's own writer
  * (elf_update with ELF_C_WRITE) must have written the same bytes.
@@ -808,7 +785,7 @@ static int same_as_libelf_writes(struct conv *c)
 		elfw_libelf_io = 0;
 		close(fd);
 		CU_ASSERT_EQUAL(rc, 0);
-		bytes = rc ? NULL : slurp(path, &size);
+		bytes = rc ? NULL : unit_slurp(path, &size);
 		unlink(path);
 	}
 	CU_ASSERT_PTR_NOT_NULL(bytes);
@@ -886,7 +863,7 @@ static int conv_run_opts(struct conv *c, const struct aoutgen_spec *spec0,
 		fprintf(stderr, "elfw_write: %s\n", d.msg);
 		return -1;
 	}
-	c->file = slurp(c->path, &c->file_size);
+	c->file = unit_slurp(c->path, &c->file_size);
 	if (!c->file) {
 		CU_FAIL("cannot read the converted file back");
 		return -1;
@@ -2347,21 +2324,10 @@ static void test_output_mode(void)
 	}
 }
 
-static int write_file(const char *path, const void *buf, size_t n, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, buf, n) == (ssize_t)n;
-	return close(fd) == 0 && ok ? 0 : -1;
-}
-
 static int file_is(const char *path, const char *content)
 {
 	size_t n;
-	uint8_t *b = slurp(path, &n);
+	uint8_t *b = unit_slurp(path, &n);
 	int ok = b && n == strlen(content) && memcmp(b, content, n) == 0;
 
 	free(b);
@@ -2395,7 +2361,7 @@ static void read_mapped(const char *f, size_t size, size_t huge_len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pattern);
 	for (size_t i = 0; i < size; i++)
 		pattern[i] = (uint8_t)(i * 131 + (i >> 12));
-	CU_ASSERT_EQUAL(write_file(f, pattern, size, 0600), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f, pattern, size, 0600), 0);
 	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
 	CHECK_U(in.size, size);
 	CU_ASSERT(in.map_len == huge_len || in.map_len == size);
@@ -2419,7 +2385,7 @@ static void test_input_read_regular(void)
 
 	aoutgen_default(&s, AOUT_ZMAGIC);
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(write_file(f, g.buf, g.size, 0640), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f, g.buf, g.size, 0640), 0);
 	CU_ASSERT_EQUAL(input_read(f, &in, &d), 0);
 	CHECK_U(in.size, g.size);
 	CU_ASSERT(in.buf && memcmp(in.buf, g.buf, g.size) == 0);
@@ -2434,7 +2400,7 @@ static void test_input_read_regular(void)
 	CHECK_U(in.map_len, 0); /* small: malloc'd */
 
 	/* an empty file reads (aout_parse then says why it is not an a.out) */
-	CU_ASSERT_EQUAL(write_file(e, "", 0, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(e, "", 0, 0644), 0);
 	CU_ASSERT_EQUAL(input_read(e, &in, &d), 0);
 	CHECK_U(in.size, 0);
 	CU_ASSERT_PTR_NOT_NULL(in.buf);
@@ -2514,7 +2480,7 @@ static int outfix_init(struct outfix *f)
 		return -1;
 	f->in = unit_path(f->dir, "input");
 	f->out = unit_path(f->dir, "output");
-	if (write_file(f->in, "a.out bytes", 11, 0644) || stat(f->in, &f->st))
+	if (unit_write_file(f->in, "a.out bytes", 11, 0644) || stat(f->in, &f->st))
 		return -1;
 	return 0;
 }
@@ -2579,7 +2545,7 @@ static void test_output_open_existing(void)
 	struct diag d = { "" };
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
-	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f.out, "old", 3, 0644), 0);
 	EXPECT_OPEN_FAIL(f.out, &f.st, 0, "already exists (use -f to replace it)");
 	CHECK_U(unit_count_entries(f.dir), 2);
 	CU_ASSERT(file_is(f.out, "old"));
@@ -2636,7 +2602,7 @@ static void test_output_temp_beside(void)
 	output_abort(&o);
 
 	/* one to replace: a temporary file beside it, with a name */
-	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f.out, "old", 3, 0644), 0);
 	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT_PTR_NOT_NULL(o.tmp);
 	if (o.tmp) {
@@ -2737,7 +2703,7 @@ static void test_output_commit_race(void)
 		CU_ASSERT_FATAL(outfix_init(&f) == 0);
 		CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, force, &o, &d), 0);
 		CU_ASSERT(write(o.fd, "new", 3) == 3);
-		CU_ASSERT_EQUAL(write_file(f.out, "someone else's", 14, 0600), 0);
+		CU_ASSERT_EQUAL(unit_write_file(f.out, "someone else's", 14, 0600), 0);
 		if (force) {
 			CU_ASSERT_EQUAL(output_commit(&o, 0755, &d), 0);
 			CU_ASSERT(file_is(f.out, "new"));
@@ -2762,7 +2728,7 @@ static void test_output_commit_force(void)
 	struct stat before, after;
 
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
-	CU_ASSERT_EQUAL(write_file(f.out, "old", 3, 0600), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f.out, "old", 3, 0600), 0);
 	CU_ASSERT_EQUAL(stat(f.out, &before), 0);
 	CU_ASSERT_EQUAL_FATAL(output_open(f.out, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT(write(o.fd, "new", 3) == 3);
@@ -2778,7 +2744,7 @@ static void test_output_commit_force(void)
 	char *target = unit_path(f.dir, "target");
 	char *link_ = unit_path(f.dir, "link");
 	struct stat lst;
-	CU_ASSERT_EQUAL(write_file(target, "target", 6, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(target, "target", 6, 0644), 0);
 	CU_ASSERT_EQUAL(symlink("target", link_), 0);
 	CU_ASSERT_EQUAL_FATAL(output_open(link_, &f.st, NULL, 1, &o, &d), 0);
 	CU_ASSERT(write(o.fd, "via link", 8) == 8);
@@ -2810,7 +2776,7 @@ static void test_output_spelling(void)
 	CHECK_U(output_name_listed(f.in), 1);
 	CHECK_U(output_name_listed(upper), 0);
 	CHECK_U(output_name_listed("/no/such/folder/x"), 1);
-	CU_ASSERT_EQUAL(write_file(upper, "another file", 12, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(upper, "another file", 12, 0644), 0);
 	CHECK_U(output_name_listed(upper), 1);
 	CU_ASSERT_EQUAL_FATAL(output_open(upper, &f.st, f.in, 1, &o, &d), 0);
 	output_abort(&o);
@@ -2845,7 +2811,7 @@ static void test_convert_through_files(void)
 	CU_ASSERT_FATAL(outfix_init(&f) == 0);
 	aoutgen_default(&s, AOUT_QMAGIC);
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(write_file(f.in, g.buf, g.size, 0644), 0);
+	CU_ASSERT_EQUAL(unit_write_file(f.in, g.buf, g.size, 0644), 0);
 	CU_ASSERT_EQUAL(stat(f.in, &f.st), 0);
 	CU_ASSERT_EQUAL_FATAL(input_read(f.in, &in, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(aout_parse(in.buf, in.size, &a, &d), 0);
@@ -2880,7 +2846,7 @@ static void test_convert_through_files(void)
 	memset(img, 0, sizeof img);
 	memcpy(img, ELFMAG, 4);
 	for (size_t len = 4; len <= sizeof img; len += sizeof img - 4) {
-		CU_ASSERT_EQUAL(write_file(other, img, len, 0644), 0);
+		CU_ASSERT_EQUAL(unit_write_file(other, img, len, 0644), 0);
 		fd = open(other, O_RDONLY);
 		CHECK_U(fd >= 0 && elfw_is_converted(fd), 0);
 		if (fd >= 0)
