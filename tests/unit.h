@@ -26,7 +26,7 @@ int unit_add_suite(const char *name, CU_InitializeFunc init,
 		   CU_CleanupFunc cleanup, const struct unit_test *tests);
 
 /* The suites: each file registers its own. */
-int unit_reader_register(void);
+int unit_aout_register(void);
 int unit_plan_register(void);
 int unit_writer_register(void);
 int unit_libs_register(void);

@@ -74,7 +74,7 @@ int main(void)
 		fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
 		return 2;
 	}
-	if (unit_reader_register() || unit_plan_register() ||
+	if (unit_aout_register() || unit_plan_register() ||
 	    unit_writer_register() || unit_libs_register() ||
 	    unit_batch_register() || unit_oom_register()) {
 		CU_cleanup_registry();

@@ -953,7 +953,7 @@ static void test_magic_names(void)
 	CHECK_U(AOUT_QMAGIC, 0xcc);
 }
 
-int unit_reader_register(void)
+int unit_aout_register(void)
 {
 	static const struct unit_test tests[] = {
 		UNIT_TEST(test_empty_buffer),
