@@ -28,7 +28,8 @@ int unit_add_suite(const char *name, CU_InitializeFunc init,
 /* The suites: each file registers its own. */
 int unit_aout_register(void);
 int unit_plan_register(void);
-int unit_writer_register(void);
+int unit_elfwrite_register(void);
+int unit_output_register(void);
 int unit_libs_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);

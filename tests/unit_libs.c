@@ -49,7 +49,7 @@ static const char *msgf(char *buf, const char *fmt, const char *a,
 	return buf;
 }
 
-/* ---- shared with the writer tests (unit.h) ---- */
+/* ---- shared with the tests of src/elfwrite.c (unit.h) ---- */
 
 int unit_lib_fill(struct lib *l, const char *name, char *path,
 		  const struct aoutgen *g)

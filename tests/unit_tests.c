@@ -1,8 +1,8 @@
 /*
- * The unit test program: registers the reader, planner, writer, library
- * and batch report suites and runs them with CUnit's basic interface in
- * verbose mode.  The exit status is 0 only if every suite initialised and
- * every assertion passed.
+ * The unit test program: registers the suites of each file (unit_aout.c
+ * tests src/aout.c, and so on) and runs them with CUnit's basic interface
+ * in verbose mode.  The exit status is 0 only if every suite initialised
+ * and every assertion passed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,8 +75,9 @@ int main(void)
 		return 2;
 	}
 	if (unit_aout_register() || unit_plan_register() ||
-	    unit_writer_register() || unit_libs_register() ||
-	    unit_batch_register() || unit_oom_register()) {
+	    unit_elfwrite_register() || unit_output_register() ||
+	    unit_libs_register() || unit_batch_register() ||
+	    unit_oom_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}
