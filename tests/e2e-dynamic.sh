@@ -37,22 +37,12 @@ set -u
 . "${srcdir:-.}/tests/lib.sh"
 need_i386 "$@"
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+# everything the unprivileged user runs or loads is under $W, readable
+e2e_setup e2e-dynamic
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
 CUSTOMARY=/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib
 HELLO=$'dyn: hello from libtiny\n'
 
-make_workdir e2e-dynamic
-# everything the unprivileged user runs or loads is under $W, readable
-B=$W/bin
-mkdir "$B" && chmod 755 "$B"
-
-print_setup "$TESTDATA"
-
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 # the converter names -L folders by their real path
 TD=$(cd "$TESTDATA" 2>/dev/null && pwd -P) || {
 	not_ok "the fixtures folder $TESTDATA exists"

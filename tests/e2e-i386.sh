@@ -34,20 +34,9 @@ if ! why=$("$vm" --i386 --check); then
 	finish
 fi
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+e2e_setup e2e-i386
 corpus=${AOUT2ELF_CORPUS:-${srcdir:-.}/../shared/corpus}
 MAGICS="omagic nmagic zmagic qmagic"
-LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
-
-make_workdir e2e-i386
-B=$W/bin
-mkdir "$B" && chmod 755 "$B"
-echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, work folder: $W"
-
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 
 # conv NAME ARG...: "aout2elf -q ARG... $B/NAME", a failed check if it fails
 conv() {
@@ -98,7 +87,8 @@ fi
 # stderr holding WORDS
 {
 	echo '#!/bin/sh'
-	printf 'W=%q B=%q TD=%q NR=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" "$norandom"
+	printf 'W=%q B=%q TD=%q NR=%q LAYOUTS=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" \
+		"$norandom" "$LAYOUTS"
 	cat <<'EOF'
 E=$W/inner.err
 t() {
@@ -164,7 +154,7 @@ world" "$B/hello.$M" world
 	t "$M: startup stacktop, converted with --no-randomize" 0 \
 		"stack top: 0xc0000000" "$B/startup-norandom.$M" stacktop
 	t "$M: startup, converted with --no-randomize" 0 "startup: ok" "$B/startup-norandom.$M"
-	for L in brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100; do
+	for L in $LAYOUTS; do
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
 		# brk set by prctl in every layout at vm.mmap_min_addr 4096: no
 		# filter, no no_new_privs
