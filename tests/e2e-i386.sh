@@ -196,10 +196,10 @@ child" "$B/forkexec.$M" "$B/hello.$M"
 done
 t "qmagic: dyn, --no-embed-libs, AOUT_LIBRARY_PATH" 0 "dyn: hello from libtiny" env AOUT_LIBRARY_PATH="$TD" "$B/dyn-rt.qmagic"
 echo 65536 >/proc/sys/vm/mmap_min_addr
-t1 "zmagic as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
-	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.zmagic"
-t1 "qmagic as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
-	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.qmagic"
+for M in zmagic qmagic; do
+	t1 "$M as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
+		su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.$M"
+done
 echo 4096 >/proc/sys/vm/mmap_min_addr
 t "qmagic as uid 65534 with vm.mmap_min_addr 4096" 0 "hello from a.out" \
 	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.qmagic"
