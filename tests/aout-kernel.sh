@@ -32,18 +32,10 @@ if ! why=$("$vm" --aout --check); then
 	finish
 fi
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+e2e_setup aout-kernel
+[ -n "${AOUT2ELF_KEEP_WORK:-}" ] && trap - EXIT # to look at the results
 corpus=${AOUT2ELF_CORPUS:-${srcdir:-.}/../shared/corpus}
 MAGICS="omagic nmagic zmagic qmagic"
-LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
-
-make_workdir aout-kernel
-[ -n "${AOUT2ELF_KEEP_WORK:-}" ] && trap - EXIT # to look at the results
-echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, work folder: $W"
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 td_abs=$(cd "$TESTDATA" && pwd)
 
 # Each program P is run as ./prog in $W/o/P (the original), $W/c/P

@@ -37,22 +37,12 @@ set -u
 . "${srcdir:-.}/tests/lib.sh"
 need_i386 "$@"
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+# everything the unprivileged user runs or loads is under $W, readable
+e2e_setup e2e-dynamic
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
 CUSTOMARY=/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib
 HELLO=$'dyn: hello from libtiny\n'
 
-make_workdir e2e-dynamic
-# everything the unprivileged user runs or loads is under $W, readable
-B=$W/bin
-mkdir "$B" && chmod 755 "$B"
-
-print_setup "$TESTDATA"
-
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 # the converter names -L folders by their real path
 TD=$(cd "$TESTDATA" 2>/dev/null && pwd -P) || {
 	not_ok "the fixtures folder $TESTDATA exists"
@@ -290,20 +280,25 @@ runs_fail "--no-embed-libs: a text file as libtiny.so.1: uselib() fails (ENOEXEC
 	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 8"
 
 mv "$W/rt" "$W/rt.copy"
-runs "--no-embed-libs: -L folder gone, runs with AOUT_LIBRARY_PATH=copy" \
-	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy"
-runs "--no-embed-libs: AOUT_LIBRARY_PATH with several folders" \
-	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="/nonexistent::$W/empty:$W/rt.copy"
-runs "--no-embed-libs: AOUT_LIBRARY_PATH: a folder named libtiny.so.1 is passed over" \
-	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/folder:$W/rt.copy"
-runs "--no-embed-libs: AOUT_LIBRARY_PATH: a libtiny.so.1 without x is passed over" \
-	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/noexec:$W/rt.copy"
-RUN_ENV=(DYN_LIBDIR="$W/noexec")
-runs_fail "--no-embed-libs: the path given has no x: uselib() fails with EACCES (13)" \
-	qmagic "$B/dyn-rt" 127 "dyn: can't load library '$W/noexec/libtiny.so.1'" "error 13"
-RUN_ENV=(DYN_LIBDIR="$W/folder")
-runs_fail "--no-embed-libs: the path given is a folder: uselib() fails with EACCES (13)" \
-	qmagic "$B/dyn-rt" 127 "dyn: can't load library '$W/folder/libtiny.so.1'" "error 13"
+# DESCRIPTION|AOUT_LIBRARY_PATH
+while IFS='|' read -r desc path; do
+	runs "--no-embed-libs: $desc" qmagic "$B/dyn-rt" 0 "$HELLO" \
+		env AOUT_LIBRARY_PATH="$path"
+done <<EOF
+-L folder gone, runs with AOUT_LIBRARY_PATH=copy|$W/rt.copy
+AOUT_LIBRARY_PATH with several folders|/nonexistent::$W/empty:$W/rt.copy
+AOUT_LIBRARY_PATH: a folder named libtiny.so.1 is passed over|$W/folder:$W/rt.copy
+AOUT_LIBRARY_PATH: a libtiny.so.1 without x is passed over|$W/noexec:$W/rt.copy
+EOF
+# FOLDER|what it is, where the path given to uselib() is FOLDER/libtiny.so.1
+while IFS='|' read -r dir what; do
+	RUN_ENV=(DYN_LIBDIR="$W/$dir")
+	runs_fail "--no-embed-libs: the path given $what: uselib() fails with EACCES (13)" \
+		qmagic "$B/dyn-rt" 127 "dyn: can't load library '$W/$dir/libtiny.so.1'" "error 13"
+done <<EOF
+noexec|has no x
+folder|is a folder
+EOF
 RUN_ENV=()
 # the path the program gives uselib() (ld.so's search, LD_LIBRARY_PATH)
 runs "--no-embed-libs: -L folder gone, found at the path given to uselib()" \

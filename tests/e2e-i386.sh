@@ -34,20 +34,9 @@ if ! why=$("$vm" --i386 --check); then
 	finish
 fi
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+e2e_setup e2e-i386
 corpus=${AOUT2ELF_CORPUS:-${srcdir:-.}/../shared/corpus}
 MAGICS="omagic nmagic zmagic qmagic"
-LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
-
-make_workdir e2e-i386
-B=$W/bin
-mkdir "$B" && chmod 755 "$B"
-echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, work folder: $W"
-
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 
 # conv NAME ARG...: "aout2elf -q ARG... $B/NAME", a failed check if it fails
 conv() {
@@ -85,8 +74,8 @@ fi
 
 # busybox has no setarch: a static i386 one for the stack-top check
 norandom=$W/norandom
-if ! ${CC:-cc} -m32 -static -O2 -o "$norandom" "${srcdir:-.}/tests/norandom.c" 2>"$W/norandom.err"; then
-	show "$W/norandom.err" "cc -m32 -static tests/norandom.c"
+if ! ${CC:-cc} -m32 -static -O2 -o "$norandom" "${srcdir:-.}/tests/helpers/norandom.c" 2>"$W/norandom.err"; then
+	show "$W/norandom.err" "cc -m32 -static tests/helpers/norandom.c"
 	norandom=
 fi
 
@@ -98,7 +87,8 @@ fi
 # stderr holding WORDS
 {
 	echo '#!/bin/sh'
-	printf 'W=%q B=%q TD=%q NR=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" "$norandom"
+	printf 'W=%q B=%q TD=%q NR=%q LAYOUTS=%q\n' "$W" "$B" "$(cd "$TESTDATA" && pwd)" \
+		"$norandom" "$LAYOUTS"
 	cat <<'EOF'
 E=$W/inner.err
 t() {
@@ -157,14 +147,14 @@ world" "$B/hello.$M" world
 			t "$M: $f stacktop, no randomisation: the a.out loader's stack top" 0 \
 				"stack top: 0xc0000000" "$NR" "$B/$f.$M" stacktop
 		else
-			echo "FAIL $M: $f stacktop: tests/norandom.c did not build (cc -m32 -static)"
+			echo "FAIL $M: $f stacktop: tests/helpers/norandom.c did not build (cc -m32 -static)"
 		fi
 	done
 	# --no-randomize: the same top with no help from outside
 	t "$M: startup stacktop, converted with --no-randomize" 0 \
 		"stack top: 0xc0000000" "$B/startup-norandom.$M" stacktop
 	t "$M: startup, converted with --no-randomize" 0 "startup: ok" "$B/startup-norandom.$M"
-	for L in brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100; do
+	for L in $LAYOUTS; do
 		t "$M: startup-$L" 0 "startup: ok" "$B/startup-$L.$M"
 		# brk set by prctl in every layout at vm.mmap_min_addr 4096: no
 		# filter, no no_new_privs
@@ -206,10 +196,10 @@ child" "$B/forkexec.$M" "$B/hello.$M"
 done
 t "qmagic: dyn, --no-embed-libs, AOUT_LIBRARY_PATH" 0 "dyn: hello from libtiny" env AOUT_LIBRARY_PATH="$TD" "$B/dyn-rt.qmagic"
 echo 65536 >/proc/sys/vm/mmap_min_addr
-t1 "zmagic as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
-	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.zmagic"
-t1 "qmagic as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
-	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.qmagic"
+for M in zmagic qmagic; do
+	t1 "$M as uid 65534 with vm.mmap_min_addr 65536: one line, exit 127" 127 "vm.mmap_min_addr" \
+		su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.$M"
+done
 echo 4096 >/proc/sys/vm/mmap_min_addr
 t "qmagic as uid 65534 with vm.mmap_min_addr 4096" 0 "hello from a.out" \
 	su -s /bin/sh nobody -c 'exec "$0"' "$B/hello.qmagic"

@@ -27,20 +27,8 @@ set -u
 . "${srcdir:-.}/tests/lib.sh"
 need_i386 "$@"
 
-TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+e2e_setup e2e-static
 MAGICS=${AOUT2ELF_MAGICS:-omagic nmagic zmagic qmagic}
-
-make_workdir e2e-static
-# converted programs go to $B, which the unprivileged user can read
-B=$W/bin
-mkdir "$B" && chmod 755 "$B"
-
-print_setup "$TESTDATA"
-
-if [ ! -x "$AOUT2ELF" ]; then
-	not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
-	finish
-fi
 
 td_abs=$(cd "$TESTDATA" 2>/dev/null && pwd) || td_abs=$TESTDATA
 have_readelf=no have_nm=no
@@ -171,10 +159,7 @@ kernel_before 5 11 && kernel_has_dispatch=no
 staging_kept=yes
 kernel_before 5 13 && staging_kept=no
 
-# startup in the layouts of testdata/fixtures.mk (FIXTURE_LAYOUTS): brk
-# on a page below 64 KiB, 4 bytes below it, at it, 4 bytes above it; data
-# and text reaching past it
-LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
+# startup in the LAYOUTS (tests/lib.sh)
 layout_names=
 for L in $LAYOUTS; do
 	layout_names="$layout_names startup-$L startup-$L-direct"
@@ -430,10 +415,10 @@ for M in $MAGICS; do
 		"$M: run startup (--no-randomize) layout under setarch -S: unrandomised, -S kept"
 	# a sandbox that refuses personality(): once, randomised, not exec for ever
 	desc="$M: run startup (--no-randomize) layout where personality() is refused: runs, randomised"
-	if [ ! -x ./tests/deny ]; then
-		skip "$desc (tests/deny not built)"
+	if [ ! -x ./tests/helpers/deny ]; then
+		skip "$desc (tests/helpers/deny not built)"
 	elif [ -f "$B/startup-norandom.$M" ]; then
-		run ./tests/deny 136 "$B/startup-norandom.$M" layout
+		run ./tests/helpers/deny 136 "$B/startup-norandom.$M" layout
 		judge_run "$desc" ran_with_stack_top
 	else
 		not_ok "$desc" "startup-norandom.$M was not converted"

@@ -5,9 +5,10 @@
 # Also here: failure reports (diag, show), running a program with a time
 # limit and checking what it did (run, expect, expect_fail_line,
 # expect_refusal, convert), what this machine lets a converted program map
-# (min_addr, rawio, can_map, need_addr, why_not_run), and the unprivileged
-# user (is_root, as_nobody, NOBODY, can_drop_privileges); and need_i386,
-# which moves a script into a VM where this kernel cannot run i386 programs.
+# (min_addr, rawio, can_map, need_addr, why_not_run), the start of a script
+# that converts the fixtures (e2e_setup), and the unprivileged user
+# (is_root, as_nobody, NOBODY, can_drop_privileges); and need_i386, which
+# moves a script into a VM where this kernel cannot run i386 programs.
 
 : "${AOUT2ELF:=./src/aout2elf}"
 n_pass=0 n_fail=0 n_skip=0 n_total=0
@@ -68,10 +69,11 @@ finish() {
 
 # ---- running programs ----
 
-# make_workdir NAME: W, a new folder $TMPDIR/NAME.XXXXXX that everyone may
-# read, removed on exit (a failed check, and the end, if it cannot be made)
+# make_workdir NAME [FOLDER]: W, a new folder FOLDER/NAME.XXXXXX (FOLDER:
+# $TMPDIR, or /tmp) that everyone may read, removed on exit (a failed
+# check, and the end, if it cannot be made)
 make_workdir() {
-	W=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || {
+	W=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/$1.XXXXXX") || {
 		not_ok "mktemp -d"
 		finish
 	}
@@ -229,9 +231,28 @@ why_not_run() {
 	echo "needs root (CAP_SYS_RAWIO) or vm.mmap_min_addr <= $need, which is $min_addr"
 }
 
-# print_setup FIXTURES: a "#" line saying what is tested where
-print_setup() {
-	echo "# aout2elf: $AOUT2ELF, fixtures: $1, uid $(id -u), CAP_SYS_RAWIO: $rawio, vm.mmap_min_addr: $min_addr"
+# ---- the start of a script that converts the fixtures ----
+
+# e2e_setup NAME [FOLDER]: TESTDATA, the fixtures (AOUT2ELF_TESTDATA, or
+# ./testdata), and LAYOUTS, the layouts of startup among them; the work
+# folder W (make_workdir NAME [FOLDER]) and in it B for the converted
+# programs, both readable by the unprivileged user; a "#" line saying
+# what is tested where; and the end, with a failed check, when there is
+# no converter
+e2e_setup() {
+	TESTDATA=${AOUT2ELF_TESTDATA:-./testdata}
+	# testdata/fixtures.mk's FIXTURE_LAYOUTS: brk on a page below 64 KiB,
+	# 4 bytes below it, at it, 4 bytes above it; data and text reaching
+	# past it
+	LAYOUTS="brk-f000 brk-fffc brk-10000 brk-10004 data-10100 text-10100"
+	make_workdir "$1" "${2:-}"
+	B=$W/bin
+	mkdir "$B" && chmod 755 "$B"
+	echo "# aout2elf: $AOUT2ELF, fixtures: $TESTDATA, work folder: $W, uid $(id -u), CAP_SYS_RAWIO: $rawio, vm.mmap_min_addr: $min_addr"
+	if [ ! -x "$AOUT2ELF" ]; then
+		not_ok "the converter $AOUT2ELF exists (build it first, or set AOUT2ELF)"
+		finish
+	fi
 }
 
 # ---- the unprivileged user ----

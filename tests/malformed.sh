@@ -452,18 +452,18 @@ conclude "OUTPUT in a missing folder"
 # ignored, write() fails with EFBIG; with its default action the kernel
 # kills the writer, and a converter that does not ignore SIGXFSZ leaves
 # its temporary file behind (README: failures leave no file behind).
-run bash -c 'trap "" XFSZ; ulimit -f 8 && exec "$@"' sh "$AOUT2ELF" "$spec/in" "$spec/big.elf"
-want_status 1
-want_err "aout2elf: $spec/big.elf: write error: File too large"
-want_absent "$spec/big.elf"
-want_no_temp "$spec"
-conclude "a write error (ulimit -f, SIGXFSZ ignored): one line, no file left"
-run bash -c 'trap - XFSZ; ulimit -f 8 && exec "$@"' sh "$AOUT2ELF" "$spec/in" "$spec/big.elf"
-want_status 1
-want_err "aout2elf: $spec/big.elf: write error: File too large"
-want_absent "$spec/big.elf"
-want_no_temp "$spec"
-conclude "a write error (ulimit -f, SIGXFSZ default): one line, no file left"
+# the ACTION of trap for SIGXFSZ, and what that makes of the signal
+while read -r action how; do
+	run bash -c "trap $action XFSZ; "'ulimit -f 8 && exec "$@"' sh "$AOUT2ELF" "$spec/in" "$spec/big.elf"
+	want_status 1
+	want_err "aout2elf: $spec/big.elf: write error: File too large"
+	want_absent "$spec/big.elf"
+	want_no_temp "$spec"
+	conclude "a write error (ulimit -f, SIGXFSZ $how): one line, no file left"
+done <<'EOF'
+"" ignored
+- default
+EOF
 # a new OUTPUT is written without a name (O_TMPFILE), which nothing can
 # leave behind; an OUTPUT replaced with -f is written under a temporary
 # name, the case the two runs above are about

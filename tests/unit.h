@@ -1,7 +1,7 @@
 /*
  * Shared pieces of the CUnit unit tests: suite registration, assertions
  * that show the values they compared (CUnit's own only show the
- * expression), and temporary directories.
+ * expression), and (helpers/files.h) temporary folders and whole files.
  */
 #ifndef AOUT2ELF_TESTS_UNIT_H
 #define AOUT2ELF_TESTS_UNIT_H
@@ -11,6 +11,7 @@
 #include <CUnit/CUnit.h>
 
 #include "diag.h"
+#include "helpers/files.h"
 
 struct unit_test {
 	const char *name;
@@ -25,9 +26,10 @@ int unit_add_suite(const char *name, CU_InitializeFunc init,
 		   CU_CleanupFunc cleanup, const struct unit_test *tests);
 
 /* The suites: each file registers its own. */
-int unit_reader_register(void);
+int unit_aout_register(void);
 int unit_plan_register(void);
-int unit_writer_register(void);
+int unit_elfwrite_register(void);
+int unit_output_register(void);
 int unit_libs_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
@@ -69,14 +71,5 @@ CU_BOOL unit_check_has(const char *got, const char *sub, const char *expr,
 #define CHECK_MSG_HAS(d, sub) \
 	unit_check_has((d)->msg, (sub), "diag message", __LINE__, __FILE__, \
 		       __func__)
-
-/* A fresh directory under $TMPDIR (or /tmp), malloc'ed path; NULL on error. */
-char *unit_tmpdir(void);
-/* Removes the directory tree (not following symlinks) and frees path. */
-void unit_rmtree(char *path);
-/* dir "/" name, malloc'ed. */
-char *unit_path(const char *dir, const char *name);
-/* Number of entries in dir besides . and .. ; -1 on error. */
-int unit_count_entries(const char *dir);
 
 #endif

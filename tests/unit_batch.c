@@ -240,17 +240,14 @@ static void test_shared_outputs(void)
 		{ "b/prog", "out/prog" }, { "c/x", "out/x" },
 		{ "d/y", "out/y" },	  { "a/prog", "out/prog" },
 	};
+	static const size_t output_of[6] = { 0, 0, 1, 2, 0, 1 };
 
 	for (size_t i = 0; i < 6; i++)
 		entry(&e[i], io[i][0], io[i][1], CONV_FAILED, "", -1, "", "");
 	e[4].output_of = 99; /* stale: cleared */
 	CHECK_U(batch_find_shared_outputs(e, 6), 3);
-	CHECK_U(e[0].output_of, 0);
-	CHECK_U(e[1].output_of, 0);
-	CHECK_U(e[2].output_of, 1);
-	CHECK_U(e[3].output_of, 2);
-	CHECK_U(e[4].output_of, 0);
-	CHECK_U(e[5].output_of, 1);
+	for (size_t i = 0; i < 6; i++)
+		CHECK_U(e[i].output_of, output_of[i]);
 	CHECK_U(batch_find_shared_outputs(e, 1), 0);
 	CHECK_U(batch_find_shared_outputs(e, 0), 0);
 }
@@ -274,6 +271,7 @@ static void test_shared_output_files(void)
 		{ "e/p", "out/y", 0, 0, 0 },  { "f/p", "out/A", 1, 1, 10 },
 		{ "g/p", "out/C", 1, 2, 10 }, { "h/p", "out/b", 1, 1, 11 },
 	};
+	static const size_t output_of[8] = { 0, 1, 0, 0, 0, 1, 0, 3 };
 
 	for (size_t i = 0; i < 8; i++) {
 		entry(&e[i], io[i].in, io[i].out, CONV_FAILED, "", -1, "", "");
@@ -282,14 +280,8 @@ static void test_shared_output_files(void)
 		e[i].out_ino = io[i].ino;
 	}
 	CHECK_U(batch_find_shared_outputs(e, 8), 3);
-	CHECK_U(e[0].output_of, 0);
-	CHECK_U(e[1].output_of, 1);
-	CHECK_U(e[2].output_of, 0);
-	CHECK_U(e[3].output_of, 0);
-	CHECK_U(e[4].output_of, 0);
-	CHECK_U(e[5].output_of, 1);
-	CHECK_U(e[6].output_of, 0);
-	CHECK_U(e[7].output_of, 3);
+	for (size_t i = 0; i < 8; i++)
+		CHECK_U(e[i].output_of, output_of[i]);
 	/* the first entry of a file is the one that keeps it, whatever the names */
 	e[0].out_ino = 12;
 	e[7].out_ino = 12;
@@ -306,22 +298,22 @@ static void test_shared_output_files(void)
 static void test_shared_output_spellings(void)
 {
 	struct batch_entry e[4];
+	static const char *const io[4][2] = {
+		{ "a/prog", "out/prog" }, { "b/Prog", "out/Prog" },
+		{ "c/x", "out/x" },	  { "d/PROG", "out/PROG" },
+	};
+	static const size_t output_of[4] = { 2, 0, 0, 0 };
 
-	entry(&e[0], "a/prog", "out/prog", CONV_FAILED, "", -1, "", "");
-	entry(&e[1], "b/Prog", "out/Prog", CONV_FAILED, "", -1, "", "");
-	entry(&e[2], "c/x", "out/x", CONV_FAILED, "", -1, "", "");
-	entry(&e[3], "d/PROG", "out/PROG", CONV_FAILED, "", -1, "", "");
 	for (size_t i = 0; i < 4; i++) {
+		entry(&e[i], io[i][0], io[i][1], CONV_FAILED, "", -1, "", "");
 		e[i].out_existed = 1;
 		e[i].out_ino = 20 + i;
 	}
 	e[0].out_unlisted = 1; /* listed: "Prog" */
 	e[2].out_unlisted = 1; /* no other spelling here: stays */
 	CHECK_U(batch_find_shared_outputs(e, 4), 1);
-	CHECK_U(e[0].output_of, 2);
-	CHECK_U(e[1].output_of, 0);
-	CHECK_U(e[2].output_of, 0);
-	CHECK_U(e[3].output_of, 0);
+	for (size_t i = 0; i < 4; i++)
+		CHECK_U(e[i].output_of, output_of[i]);
 	e[3].out_unlisted = 1;
 	CHECK_U(batch_find_shared_outputs(e, 4), 2);
 	CHECK_U(e[3].output_of, 2);

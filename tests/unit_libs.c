@@ -23,11 +23,11 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
 #include "convert.h"
 #include "libs.h"
-#include "libimg.h"
 #include "plan.h"
+#include "helpers/aoutgen.h"
+#include "helpers/libimg.h"
 #include "unit.h"
 
 #define PAGE 4096u
@@ -49,7 +49,7 @@ static const char *msgf(char *buf, const char *fmt, const char *a,
 	return buf;
 }
 
-/* ---- shared with the writer tests (unit.h) ---- */
+/* ---- shared with the tests of src/elfwrite.c (unit.h) ---- */
 
 int unit_lib_fill(struct lib *l, const char *name, char *path,
 		  const struct aoutgen *g)
@@ -82,23 +82,25 @@ void unit_lib_release(struct lib *l)
 
 static void test_libs_version_str(void)
 {
+	static const struct {
+		uint32_t version;
+		const char *want;
+	} c[] = {
+		{ 0x402be, "4.7.2" },
+		{ 0x40273, "4.6.27" },
+		{ 0x10000, "1.0.0" },
+		{ 0x50000 | 1999, "5.19.99" },
+		{ 0xff0000 | 9999, "255.99.99" },
+		/* a minor above 9999 is shown as it is, not wrapped */
+		{ 0x1ffff, "1.655.35" },
+		{ 0, "0.0.0" },
+	};
 	char buf[32];
 
-	libs_version_str(0x402be, buf, sizeof buf);
-	CHECK_STR(buf, "4.7.2");
-	libs_version_str(0x40273, buf, sizeof buf);
-	CHECK_STR(buf, "4.6.27");
-	libs_version_str(0x10000, buf, sizeof buf);
-	CHECK_STR(buf, "1.0.0");
-	libs_version_str(0x50000 | 1999, buf, sizeof buf);
-	CHECK_STR(buf, "5.19.99");
-	libs_version_str(0xff0000 | 9999, buf, sizeof buf);
-	CHECK_STR(buf, "255.99.99");
-	/* a minor above 9999 is shown as it is, not wrapped */
-	libs_version_str(0x1ffff, buf, sizeof buf);
-	CHECK_STR(buf, "1.655.35");
-	libs_version_str(0, buf, sizeof buf);
-	CHECK_STR(buf, "0.0.0");
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		libs_version_str(c[i].version, buf, sizeof buf);
+		CHECK_STR(buf, c[i].want);
+	}
 	/* cut to the buffer, always terminated */
 	memset(buf, 'x', sizeof buf);
 	libs_version_str(0x402be, buf, 4);
@@ -110,6 +112,14 @@ static void test_libs_version_str(void)
 
 static void test_libs_scan_found(void)
 {
+	static const struct {
+		const char *name;
+		uint32_t jump_table, version;
+	} want[] = {
+		{ "libc.so.4", 0x60000040, 0x402be },
+		{ "libm.so.4", 0x60fc0040, 0x40273 },
+		{ "libX11.so.3", 0x60200040, 0x30001 },
+	};
 	struct img m;
 	struct lib_need need[LIBS_MAX_NEEDS];
 
@@ -122,15 +132,11 @@ static void test_libs_scan_found(void)
 	size_t n = scan(&m, AOUT_EXEC, need, LIBS_MAX_NEEDS);
 	CHECK_U(n, 3);
 	if (n == 3) {
-		CHECK_STR(need[0].name, "libc.so.4");
-		CHECK_U(need[0].jump_table, 0x60000040);
-		CHECK_U(need[0].version, 0x402be);
-		CHECK_STR(need[1].name, "libm.so.4");
-		CHECK_U(need[1].jump_table, 0x60fc0040);
-		CHECK_U(need[1].version, 0x40273);
-		CHECK_STR(need[2].name, "libX11.so.3");
-		CHECK_U(need[2].jump_table, 0x60200040);
-		CHECK_U(need[2].version, 0x30001);
+		for (size_t i = 0; i < 3; i++) {
+			CHECK_STR(need[i].name, want[i].name);
+			CHECK_U(need[i].jump_table, want[i].jump_table);
+			CHECK_U(need[i].version, want[i].version);
+		}
 	}
 	img_free(&m);
 
@@ -281,30 +287,26 @@ static void test_libs_scan_garbage(void)
 /* Just inside each limit: found. */
 static void test_libs_scan_limits(void)
 {
+	static const struct {
+		const char *name;
+		uint32_t jump, version;
+	} c[] = {
+		{ "libc.so.4", 0x40000000, 0x402be },
+		{ "libc.so.4", 0x7fffffff, 0x402be },
+		{ "libc.so.4", 0x60000040, 0x10000 },
+		{ "libc.so.4", 0x60000040, 0xffffff },
+		/* 31 characters, and every character a file name may have */
+		{ "libabcdefghijklmnopqrstuvw.so.4", 0x60000040, 0x402be },
+		{ "/usr/lib/libg++_X-9.so.2", 0x60000040, 0x402be },
+		{ "ld.so", 0x60000040, 0x10000 },
+	};
 	struct img m;
 
-	img_qprogram(&m);
-	img_need(&m, 0, "libc.so.4", 0x40000000, 0x402be);
-	EXPECT_MATCH(&m, "libc.so.4");
-	img_qprogram(&m);
-	img_need(&m, 0, "libc.so.4", 0x7fffffff, 0x402be);
-	EXPECT_MATCH(&m, "libc.so.4");
-	img_qprogram(&m);
-	img_need(&m, 0, "libc.so.4", 0x60000040, 0x10000);
-	EXPECT_MATCH(&m, "libc.so.4");
-	img_qprogram(&m);
-	img_need(&m, 0, "libc.so.4", 0x60000040, 0xffffff);
-	EXPECT_MATCH(&m, "libc.so.4");
-	/* 31 characters, and every character a file name may have */
-	img_qprogram(&m);
-	img_need(&m, 0, "libabcdefghijklmnopqrstuvw.so.4", 0x60000040, 0x402be);
-	EXPECT_MATCH(&m, "libabcdefghijklmnopqrstuvw.so.4");
-	img_qprogram(&m);
-	img_need(&m, 0, "/usr/lib/libg++_X-9.so.2", 0x60000040, 0x402be);
-	EXPECT_MATCH(&m, "/usr/lib/libg++_X-9.so.2");
-	img_qprogram(&m);
-	img_need(&m, 0, "ld.so", 0x60000040, 0x10000);
-	EXPECT_MATCH(&m, "ld.so");
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		img_qprogram(&m);
+		img_need(&m, 0, c[i].name, c[i].jump, c[i].version);
+		EXPECT_MATCH(&m, c[i].name);
+	}
 	/* a tools string of 80 printable characters */
 	img_qprogram(&m);
 	{
@@ -672,7 +674,7 @@ static void test_libs_resolve_not_shlib(void)
 	/* an OMAGIC program under the library's name */
 	aoutgen_default(&s, AOUT_OMAGIC);
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size, 0644), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: OMAGIC is "
@@ -684,7 +686,7 @@ static void test_libs_resolve_not_shlib(void)
 	CHECK_MSG(&d, want);
 
 	/* an ELF file */
-	CU_ASSERT_EQUAL(unit_write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, "\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16, 0644), 0);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: already an "
 				 "ELF file, not an a.out executable", path, NULL));
@@ -693,7 +695,7 @@ static void test_libs_resolve_not_shlib(void)
 	aoutgen_default(&s, AOUT_ZMAGIC);
 	s.entry = LIB_A + 0x20;
 	aoutgen_build(&s, &g);
-	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, g.buf, g.size, 0644), 0);
 	aoutgen_free(&g);
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 	CHECK_MSG(&d, msgf(want, "%s: not an a.out shared library: ZMAGIC "

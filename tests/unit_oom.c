@@ -29,11 +29,11 @@
 
 #include <CUnit/CUnit.h>
 
-#include "aoutgen.h"
 #include "batch.h"
 #include "convert.h"
 #include "info.h"
-#include "libimg.h"
+#include "helpers/aoutgen.h"
+#include "helpers/libimg.h"
 #include "unit.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -164,7 +164,7 @@ static char *write_image(const struct aoutgen *g, const char *name)
 {
 	char *path = unit_path(files.dir, name);
 
-	if (path && unit_write_file(path, g->buf, g->size)) {
+	if (path && unit_write_file(path, g->buf, g->size, 0644)) {
 		free(path);
 		path = NULL;
 	}
@@ -207,15 +207,12 @@ static char *write_library(uint32_t start, uint32_t version, const char *name)
 	return path;
 }
 
-/* The whole file, malloc'ed (not counted: read while disarmed). */
-static uint8_t *slurp(const char *path, size_t *size);
-
 static int copy_into_tree(const char *from, const char *name)
 {
 	size_t n = 0;
-	uint8_t *buf = slurp(from, &n);
+	uint8_t *buf = unit_slurp(from, &n);
 	char *to = unit_path(files.tree, name);
-	int rc = buf && to ? unit_write_file(to, buf, n) : -1;
+	int rc = buf && to ? unit_write_file(to, buf, n, 0644) : -1;
 
 	free(buf);
 	free(to);
@@ -279,25 +276,6 @@ static int oom_cleanup(void)
 
 /* ---- the runs ---- */
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long n;
-
-	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
-	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		*size = (size_t)n;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 struct oom_case {
 	const char *what;
 	const char *input;
@@ -345,7 +323,7 @@ static long convert_failing_each(const struct oom_case *c)
 			fprintf(stderr, "%s: %ld allocations not freed\n", c->what,
 				fa.live);
 		CU_ASSERT_EQUAL(fa.live, 0);
-		ref = slurp(out, &ref_size);
+		ref = unit_slurp(out, &ref_size);
 		CU_ASSERT_PTR_NOT_NULL(ref);
 	}
 	long total = fa.calls;
@@ -370,7 +348,7 @@ static long convert_failing_each(const struct oom_case *c)
 				c->what, n, total, rc, r.reason, entries, fa.live);
 		CU_ASSERT_EQUAL(fa.live, 0);
 		if (rc == 0) {
-			uint8_t *got = slurp(out, &size);
+			uint8_t *got = unit_slurp(out, &size);
 
 			CU_ASSERT_EQUAL(entries, 1);
 			CU_ASSERT(got && size == ref_size &&
@@ -531,7 +509,7 @@ static void batch_clear(const struct batch_files *b)
 static int file_has(const char *path, const char *text)
 {
 	size_t n = 0;
-	uint8_t *buf = slurp(path, &n);
+	uint8_t *buf = unit_slurp(path, &n);
 	int has = buf && memmem(buf, n, text, strlen(text)) != NULL;
 
 	free(buf);
@@ -563,7 +541,7 @@ static void test_oom_batch(void)
 	CU_ASSERT_EQUAL(fa.live, 0);
 	total = fa.calls;
 	for (size_t i = 0; i <= NBATCH; i++) {
-		b.ref[i] = slurp(batch_file(&b, i, path, sizeof path), &b.ref_size[i]);
+		b.ref[i] = unit_slurp(batch_file(&b, i, path, sizeof path), &b.ref_size[i]);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b.ref[i]);
 	}
 	for (long n = 0; n < total + 5; n++) {
@@ -574,7 +552,7 @@ static void test_oom_batch(void)
 		CU_ASSERT_EQUAL(fa.live, 0);
 		for (size_t i = 0; i < NBATCH; i++) {
 			size_t size = 0;
-			uint8_t *got = slurp(batch_file(&b, i, path, sizeof path), &size);
+			uint8_t *got = unit_slurp(batch_file(&b, i, path, sizeof path), &size);
 
 			if (got && (size != b.ref_size[i] || memcmp(got, b.ref[i], size)))
 				whole = 0;
@@ -595,7 +573,7 @@ static void test_oom_batch(void)
 		CU_ASSERT_EQUAL(rc, 1);
 		CU_ASSERT(file_has(b.err, "memory"));
 		size_t size = 0;
-		uint8_t *rep = slurp(b.report, &size);
+		uint8_t *rep = unit_slurp(b.report, &size);
 
 		CU_ASSERT(!rep || (size >= 2 && rep[0] == '[' &&
 				   memcmp(rep + size - 2, "]\n", 2) == 0));

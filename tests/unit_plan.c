@@ -8,8 +8,8 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
 #include "plan.h"
+#include "helpers/aoutgen.h"
 #include "unit.h"
 
 #define R STUB_PROT_R

@@ -1,16 +1,12 @@
 /*
- * The unit test program: registers the reader, planner, writer, library
- * and batch report suites and runs them with CUnit's basic interface in
- * verbose mode.  The exit status is 0 only if every suite initialised and
- * every assertion passed.
+ * The unit test program: registers the suites of each file (unit_aout.c
+ * tests src/aout.c, and so on) and runs them with CUnit's basic interface
+ * in verbose mode.  The exit status is 0 only if every suite initialised
+ * and every assertion passed.
  */
-#include <dirent.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -69,66 +65,6 @@ CU_BOOL unit_check_has(const char *got, const char *sub, const char *expr,
 	return CU_assertImplementation(ok, line, msg, file, func, CU_FALSE);
 }
 
-char *unit_path(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-char *unit_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR");
-	char *t;
-
-	if (!base || !*base)
-		base = "/tmp";
-	t = unit_path(base, "aout2elf-unit-XXXXXX");
-	if (t && !mkdtemp(t)) {
-		perror("mkdtemp");
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) < 0 ? -1 : 0;
-	return unlink(path) < 0 ? -1 : 0;
-}
-
-void unit_rmtree(char *path)
-{
-	if (!path)
-		return;
-	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		fprintf(stderr, "warning: could not remove %s completely\n", path);
-	free(path);
-}
-
-int unit_count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 int main(void)
 {
 	unsigned fails, tests_failed, suites_failed, asserts, tests_run;
@@ -138,9 +74,10 @@ int main(void)
 		fprintf(stderr, "CUnit: %s\n", CU_get_error_msg());
 		return 2;
 	}
-	if (unit_reader_register() || unit_plan_register() ||
-	    unit_writer_register() || unit_libs_register() ||
-	    unit_batch_register() || unit_oom_register()) {
+	if (unit_aout_register() || unit_plan_register() ||
+	    unit_elfwrite_register() || unit_output_register() ||
+	    unit_libs_register() || unit_batch_register() ||
+	    unit_oom_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}

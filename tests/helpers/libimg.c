@@ -6,8 +6,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "files.h"
 #include "libimg.h"
-#include "unit.h"
 
 #define PAGE 4096u
 #define PAGE_UP(x) (((uint64_t)(x) + PAGE - 1) & ~(uint64_t)(PAGE - 1))
@@ -111,23 +111,12 @@ void img_free(struct img *m)
 	memset(m, 0, sizeof *m);
 }
 
-int unit_write_file(const char *path, const void *buf, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, buf, n) == (ssize_t)n;
-	return close(fd) == 0 && ok ? 0 : -1;
-}
-
 char *img_write(const struct img *m, const char *dir, const char *name)
 {
 	char *path = unit_path(dir, name);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
-	CU_ASSERT_EQUAL(unit_write_file(path, m->g.buf, m->g.size), 0);
+	CU_ASSERT_EQUAL(unit_write_file(path, m->g.buf, m->g.size, 0644), 0);
 	return path;
 }
 

@@ -9,7 +9,7 @@
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
-#include "aoutgen.h"
+#include "helpers/aoutgen.h"
 #include "unit.h"
 
 static const unsigned magics[] = { AOUT_OMAGIC, AOUT_NMAGIC, AOUT_ZMAGIC,
@@ -137,13 +137,20 @@ static void test_wrong_machine(void)
 	struct aoutgen g;
 	struct aout a;
 
+	static const struct {
+		unsigned machine;
+		const char *want;
+	} refused[] = {
+		{ 3, "machine type 3 is not i386 (100)" },
+		{ 101, "machine type 101 is not i386 (100)" },
+		{ 255, "machine type 255 is not i386 (100)" },
+	};
+
 	build(&g, AOUT_ZMAGIC);
-	aoutgen_set_machine(&g, 3);
-	EXPECT_FAIL_G(&g, "machine type 3 is not i386 (100)");
-	aoutgen_set_machine(&g, 101);
-	EXPECT_FAIL_G(&g, "machine type 101 is not i386 (100)");
-	aoutgen_set_machine(&g, 255);
-	EXPECT_FAIL_G(&g, "machine type 255 is not i386 (100)");
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		aoutgen_set_machine(&g, refused[i].machine);
+		EXPECT_FAIL_G(&g, refused[i].want);
+	}
 	/* M_OLD (0) and M_386 (100) are both accepted; flags are kept */
 	aoutgen_set_machine(&g, 0);
 	aoutgen_set_flags(&g, 0x12);
@@ -163,20 +170,25 @@ static void test_wrong_machine(void)
 
 static void test_relocation_sizes(void)
 {
+	static const struct {
+		uint32_t trsize, drsize;
+		const char *want;
+	} c[] = {
+		{ 12, 0, "has relocation tables (12 + 0 bytes): an object file, "
+			 "not an executable" },
+		{ 0, 8, "has relocation tables (0 + 8 bytes): an object file, "
+			"not an executable" },
+		{ 24, 16, "has relocation tables (24 + 16 bytes): an object file, "
+			  "not an executable" },
+	};
 	struct aoutgen g;
 
 	build(&g, AOUT_OMAGIC);
-	aoutgen_set_field(&g, AG_TRSIZE, 12);
-	EXPECT_FAIL_G(&g, "has relocation tables (12 + 0 bytes): an object file, "
-			  "not an executable");
-	aoutgen_set_field(&g, AG_TRSIZE, 0);
-	aoutgen_set_field(&g, AG_DRSIZE, 8);
-	EXPECT_FAIL_G(&g, "has relocation tables (0 + 8 bytes): an object file, "
-			  "not an executable");
-	aoutgen_set_field(&g, AG_TRSIZE, 24);
-	aoutgen_set_field(&g, AG_DRSIZE, 16);
-	EXPECT_FAIL_G(&g, "has relocation tables (24 + 16 bytes): an object file, "
-			  "not an executable");
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		aoutgen_set_field(&g, AG_TRSIZE, c[i].trsize);
+		aoutgen_set_field(&g, AG_DRSIZE, c[i].drsize);
+		EXPECT_FAIL_G(&g, c[i].want);
+	}
 	/* the machine is checked before the relocation sizes */
 	aoutgen_set_machine(&g, 7);
 	EXPECT_FAIL_G(&g, "machine type 7 is not i386 (100)");
@@ -330,49 +342,46 @@ static void test_syms_not_multiple_of_12(void)
 
 static void test_entry_outside_text(void)
 {
+	static const struct {
+		unsigned magic;
+		uint32_t entry;
+		const char *want; /* NULL: accepted */
+	} c[] = {
+		/* OMAGIC: text 0x123 at 0 */
+		{ AOUT_OMAGIC, 0x123, "entry point 0x123 is outside the text "
+				      "segment (0x0-0x123)" },
+		{ AOUT_OMAGIC, 0xffffffff, "entry point 0xffffffff is outside the "
+					   "text segment (0x0-0x123)" },
+		{ AOUT_OMAGIC, 0x122, NULL },
+		/* QMAGIC: text 0x2000 at 0x1000 */
+		{ AOUT_QMAGIC, 0xfff, "entry point 0xfff is outside the text "
+				      "segment (0x1000-0x3000)" },
+		{ AOUT_QMAGIC, 0, "entry point 0x0 is outside the text segment "
+				  "(0x1000-0x3000)" },
+		{ AOUT_QMAGIC, 0x3000, "entry point 0x3000 is outside the text "
+				       "segment (0x1000-0x3000)" },
+		{ AOUT_QMAGIC, 0x1000, NULL },
+		{ AOUT_QMAGIC, 0x2fff, NULL },
+		/* ZMAGIC: text 0x2000 at 0, data is not text */
+		{ AOUT_ZMAGIC, 0x2000, "entry point 0x2000 is outside the text "
+				       "segment (0x0-0x2000)" },
+		{ AOUT_NMAGIC, 0x1000, "entry point 0x1000 is outside the text "
+				       "segment (0x0-0x1000)" },
+	};
 	struct aoutgen g;
 	struct aout a;
 
-	build(&g, AOUT_OMAGIC); /* text 0x123 at 0 */
-	aoutgen_set_field(&g, AG_ENTRY, 0x123);
-	EXPECT_FAIL_G(&g, "entry point 0x123 is outside the text segment (0x0-0x123)");
-	aoutgen_set_field(&g, AG_ENTRY, 0xffffffff);
-	EXPECT_FAIL_G(&g, "entry point 0xffffffff is outside the text segment "
-			  "(0x0-0x123)");
-	aoutgen_set_field(&g, AG_ENTRY, 0x122);
-	if (PARSE_OK(&g, &a))
-		aout_free(&a);
-	aoutgen_free(&g);
-
-	build(&g, AOUT_QMAGIC); /* text 0x2000 at 0x1000 */
-	aoutgen_set_field(&g, AG_ENTRY, 0xfff);
-	EXPECT_FAIL_G(&g, "entry point 0xfff is outside the text segment "
-			  "(0x1000-0x3000)");
-	aoutgen_set_field(&g, AG_ENTRY, 0);
-	EXPECT_FAIL_G(&g, "entry point 0x0 is outside the text segment "
-			  "(0x1000-0x3000)");
-	aoutgen_set_field(&g, AG_ENTRY, 0x3000);
-	EXPECT_FAIL_G(&g, "entry point 0x3000 is outside the text segment "
-			  "(0x1000-0x3000)");
-	aoutgen_set_field(&g, AG_ENTRY, 0x1000);
-	if (PARSE_OK(&g, &a))
-		aout_free(&a);
-	aoutgen_set_field(&g, AG_ENTRY, 0x2fff);
-	if (PARSE_OK(&g, &a))
-		aout_free(&a);
-	aoutgen_free(&g);
-
-	build(&g, AOUT_ZMAGIC); /* text 0x2000 at 0: data is not text */
-	aoutgen_set_field(&g, AG_ENTRY, 0x2000);
-	EXPECT_FAIL_G(&g, "entry point 0x2000 is outside the text segment "
-			  "(0x0-0x2000)");
-	aoutgen_free(&g);
-
-	build(&g, AOUT_NMAGIC);
-	aoutgen_set_field(&g, AG_ENTRY, 0x1000);
-	EXPECT_FAIL_G(&g, "entry point 0x1000 is outside the text segment "
-			  "(0x0-0x1000)");
-	aoutgen_free(&g);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		build(&g, c[i].magic);
+		aoutgen_set_field(&g, AG_ENTRY, c[i].entry);
+		if (!c[i].want) {
+			if (PARSE_OK(&g, &a))
+				aout_free(&a);
+		} else {
+			EXPECT_FAIL_G(&g, c[i].want);
+		}
+		aoutgen_free(&g);
+	}
 }
 
 /* ---- the string table ---- */
@@ -953,7 +962,7 @@ static void test_magic_names(void)
 	CHECK_U(AOUT_QMAGIC, 0xcc);
 }
 
-int unit_reader_register(void)
+int unit_aout_register(void)
 {
 	static const struct unit_test tests[] = {
 		UNIT_TEST(test_empty_buffer),

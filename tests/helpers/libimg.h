@@ -62,8 +62,6 @@ void img_need(struct img *m, unsigned slot, const char *name, uint32_t jump,
 int img_parse(struct img *m, enum aout_kind kind);
 void img_free(struct img *m);
 
-/* Writes n bytes as a new file (mode 0644); 0 or -1. */
-int unit_write_file(const char *path, const void *buf, size_t n);
 /* Writes the image as dir/name; the path, malloc'ed. */
 char *img_write(const struct img *m, const char *dir, const char *name);
 
