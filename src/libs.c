@@ -12,6 +12,11 @@ const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 #define PAGE_UP(x) (((uint64_t)(x) + AOUT_PAGE - 1) & ~(uint64_t)(AOUT_PAGE - 1))
 
+/* The DLL tools' version fields (their sharedlib.h). */
+#define MAJOR(v) (((v) >> 16) & 0xfffu)
+#define MINOR(v) ((v) & 0xffffu)
+#define SET_MAX 64 /* elements of a __SHARED_LIBRARIES__ set worth believing */
+
 static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 {
 	size_t avail;
@@ -21,7 +26,10 @@ static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 	return *ok ? le32_at(p) : 0;
 }
 
-/* A string in the image made of file-name characters, at most cap-1 long. */
+/*
+ * A string in the image made of file-name characters, shorter than cap,
+ * not ending in '/'.
+ */
 static int name_at(const struct aout *a, uint32_t addr, char *out, size_t cap)
 {
 	size_t avail;
@@ -34,14 +42,15 @@ static int name_at(const struct aout *a, uint32_t addr, char *out, size_t cap)
 		if (!(p[n] >= 'a' && p[n] <= 'z') && !(p[n] >= 'A' && p[n] <= 'Z') &&
 		    !(p[n] >= '0' && p[n] <= '9') && !strchr("._+-/", p[n]))
 			return 0;
-	if (n == 0 || n >= cap || n >= avail)
+	if (n == 0 || n >= cap || n >= avail || p[n - 1] == '/')
 		return 0;
 	memcpy(out, p, n);
 	out[n] = 0;
-	return strstr(out, ".so") != NULL;
+	return 1;
 }
 
-static int printable_at(const struct aout *a, uint32_t addr)
+/* A printable string in the image, copied to out (LIBS_AVERS_MAX). */
+static int avers_at(const struct aout *a, uint32_t addr, char *out)
 {
 	size_t avail;
 	const uint8_t *p = aout_at(a, addr, &avail);
@@ -49,42 +58,137 @@ static int printable_at(const struct aout *a, uint32_t addr)
 
 	if (!p)
 		return 0;
-	while (n < avail && n < 80 && p[n] >= 0x20 && p[n] < 0x7f)
+	while (n < avail && n < LIBS_AVERS_MAX - 1 && p[n] >= 0x20 && p[n] < 0x7f)
 		n++;
-	return n > 0 && n < avail && p[n] == 0;
+	if (n == 0 || n >= avail || p[n] != 0)
+		return 0;
+	memcpy(out, p, n + 1);
+	return 1;
+}
+
+/* A version word: a major of 1 or more, nothing above the CLASSIC bit. */
+static int version_ok(uint32_t vers, unsigned max_major)
+{
+	return MAJOR(vers) != 0 && MAJOR(vers) <= max_major &&
+	       (vers & ~(LIBS_CLASSIC_BIT | 0x0fffffffu)) == 0;
+}
+
+/*
+ * The four words of a libentry, each test as cheap as it goes: jump tables
+ * at or above jump_lo, names shorter than name_cap.  out may be NULL.
+ */
+static int libentry(const struct aout *a, const uint8_t *p, uint32_t jump_lo,
+		    unsigned max_major, size_t name_cap, struct lib_need *out)
+{
+	uint32_t jump = le32_at(p + 8), vers = le32_at(p + 12);
+	struct lib_need scratch = { .version = 0 }, *need = out ? out : &scratch;
+
+	if (jump < jump_lo || jump >= IMAGE_LIMIT || !version_ok(vers, max_major) ||
+	    !avers_at(a, le32_at(p + 4), need->avers) ||
+	    !name_at(a, le32_at(p), need->name, name_cap))
+		return 0;
+	need->jump_table = jump;
+	need->version = vers & 0x0fffffffu;
+	need->exact = (vers & LIBS_CLASSIC_BIT) != 0;
+	return 1;
+}
+
+/* Appends need unless out has its name already (the first one counts). */
+static size_t add_need(struct lib_need *out, size_t n, size_t max,
+		       const struct lib_need *need)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(out[i].name, need->name))
+			return n;
+	if (n < max)
+		out[n++] = *need;
+	return n;
+}
+
+/* Where a's data is, and how much of it the file holds. */
+struct data_view {
+	const uint8_t *p;
+	size_t len;
+	uint32_t addr;
+};
+
+static struct data_view data_of(const struct aout *a)
+{
+	struct data_view v = { NULL, 0, 0 };
+	size_t avail = 0;
+
+	v.addr = a->kind == AOUT_SHLIB ? aout_lib_start(a) + a->h.text :
+		 a->magic == AOUT_QMAGIC ? (uint32_t)aout_dataddr(a) :
+					   (uint32_t)aout_txtaddr(a) + a->h.text;
+	v.p = aout_at(a, v.addr, &avail);
+	v.len = !v.p ? 0 : avail < a->h.data ? avail : a->h.data;
+	return v;
+}
+
+/* The libentry element e of a set points to, if it is one (16 bytes in data). */
+static int set_element(const struct aout *a, const struct data_view *v,
+		       uint32_t e, uint32_t jump_lo, struct lib_need *out)
+{
+	if (e < v->addr || e - v->addr > v->len || v->len - (e - v->addr) < 16)
+		return 0;
+	return libentry(a, v->p + (e - v->addr), jump_lo, 0xfff, LIBS_NAME_MAX, out);
+}
+
+/*
+ * The set at data offset off, if it is one: N, N pointers to libentries
+ * (a program's first one may be crt0's dummy), 0.  Appends its entries to
+ * out when it is; the number of entries it holds.
+ */
+static size_t set_at(const struct aout *a, const struct data_view *v, size_t off,
+		     uint32_t jump_lo, struct lib_need *out, size_t *n, size_t max)
+{
+	size_t count = le32_at(v->p + off), found = 0;
+	const uint8_t *elem = v->p + off + 4;
+
+	if (count == 0 || count > SET_MAX || v->len - off < 4 * (count + 2) ||
+	    le32_at(elem + 4 * count) != 0)
+		return 0;
+	for (size_t i = 0; i < count; i++) {
+		if (set_element(a, v, le32_at(elem + 4 * i), jump_lo, NULL))
+			found++;
+		else if (i != 0 || a->kind == AOUT_SHLIB)
+			return 0;
+	}
+	for (size_t i = 0; found && i < count; i++) {
+		struct lib_need need;
+
+		if (set_element(a, v, le32_at(elem + 4 * i), jump_lo, &need))
+			*n = add_need(out, *n, max, &need);
+	}
+	return found;
 }
 
 size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 {
-	size_t n = 0;
-	uint32_t lo = a->kind == AOUT_SHLIB ? aout_lib_start(a) + a->h.text :
-		      a->magic == AOUT_QMAGIC ? (uint32_t)aout_dataddr(a) :
-						(uint32_t)aout_txtaddr(a) + a->h.text;
+	struct data_view v = data_of(a);
+	size_t n = 0, sets = 0;
+	/* a program's libraries lie above its image, a library's anywhere */
+	uint32_t above = a->kind == AOUT_SHLIB ? AOUT_PAGE :
+			 (uint32_t)((uint64_t)v.addr + a->h.data + a->h.bss);
+
+	if ((uint64_t)v.addr + a->h.data + a->h.bss > IMAGE_LIMIT)
+		above = IMAGE_LIMIT;
+	for (size_t off = 0; off + 12 <= v.len; off += 4)
+		sets += set_at(a, &v, off, above, out, &n, max);
+	if (sets)
+		return n;
 
 	/*
-	 * Every word of the data is a candidate, so the cheap tests on the
-	 * jump table address and version come first, straight from the bytes;
-	 * the pointers are followed only for what passes them.
+	 * No set: every word of the data is a candidate, so the cheap tests
+	 * on the jump table address and version come first, straight from
+	 * the bytes; the pointers are followed only for what passes them.
 	 */
-	size_t avail = 0;
-	const uint8_t *data = aout_at(a, lo, &avail);
-	size_t len = !data ? 0 : avail < a->h.data ? avail : a->h.data;
-
-	for (size_t off = 0; off + 16 <= len && n < max; off += 4) {
-		uint32_t jump = le32_at(data + off + 8), vers = le32_at(data + off + 12);
+	for (size_t off = 0; off + 16 <= v.len && n < max; off += 4) {
 		struct lib_need need;
 
-		if (jump < 0x40000000u || jump >= IMAGE_LIMIT || (vers >> 16) == 0 ||
-		    (vers >> 16) > 255 || !printable_at(a, le32_at(data + off + 4)) ||
-		    !name_at(a, le32_at(data + off), need.name, sizeof need.name))
+		if (!libentry(a, v.p + off, 0x40000000u, 255, STUB_LIB_NAME, &need))
 			continue;
-		need.jump_table = jump;
-		need.version = vers;
-		size_t i;
-		for (i = 0; i < n && strcmp(out[i].name, need.name) != 0; i++)
-			;
-		if (i == n)
-			out[n++] = need;
+		n = add_need(out, n, max, &need);
 		off += 12;
 	}
 	return n;
@@ -111,9 +215,7 @@ int libs_is_library(const struct aout *a)
 
 void libs_version_str(uint32_t v, char *buf, size_t cap)
 {
-	unsigned minor = v & 0xffff;
-
-	snprintf(buf, cap, "%u.%u.%u", v >> 16, minor / 100, minor % 100);
+	snprintf(buf, cap, "%u.%u.%u", MAJOR(v), MINOR(v) / 100, MINOR(v) % 100);
 }
 
 static void free_lib(struct lib *l)
@@ -270,7 +372,12 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 {
 	char have[32], want[32];
 	struct lib *l = NULL;
+	size_t len = strlen(need->name);
 
+	if (len >= STUB_LIB_NAME)
+		return diag_set(d, "needs the a.out library %s, whose name is longer "
+				   "than the %d characters aout2elf can carry",
+				need->name, STUB_LIB_NAME - 1);
 	for (size_t i = 0; i < set->n; i++)
 		if (!strcmp(set->libs[i].name, need->name))
 			l = &set->libs[i];
@@ -280,7 +387,7 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 					STUB_MAX_LIBS);
 		l = &set->libs[set->n++];
 		memset(l, 0, sizeof *l);
-		snprintf(l->name, sizeof l->name, "%s", need->name);
+		memcpy(l->name, need->name, len + 1);
 		int r = find_lib(need->name, dirs, ndirs, set->parse_flags, l, d);
 
 		if (r < 0 || (r > 0 && !missing_ok))
@@ -372,7 +479,7 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 	/* their symbols go nowhere, but -s should not fail on them either */
 	set->parse_flags = prog->no_symbols ? AOUT_PARSE_NO_SYMBOLS : 0;
 	if (n && libs_wants_ldso(prog)) {
-		struct lib_need ldso = { "ld.so", 0, 0 };
+		struct lib_need ldso = { .name = "ld.so" };
 
 		if (add_lib(set, &ldso, "the program", dirs, ndirs, missing_ok, d))
 			goto fail;

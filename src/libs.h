@@ -4,9 +4,13 @@
  *
  * A dynamically linked program carries, in its data, one struct libentry
  * per library: { char *name; char *tools_version; void *jump_table;
- * long version; ... } with version = major << 16 | minor, minor being
- * 100 * x + y for "major.x.y".  The library's own version is the first
- * word of its jump table.  ld.so compares the two.
+ * long version; }, with version = major << 16 | minor, minor being
+ * 100 * x + y for "major.x.y", and bit 28 (the DLL tools' CLASSIC_BIT)
+ * meaning "this very version".  The linker gathers pointers to them in
+ * the set __SHARED_LIBRARIES__: a count N, N pointers, then 0; in a
+ * program the first pointer is crt0's own dummy.  The library's own
+ * version is the first word of its jump table: the program's crt0 (or
+ * ld.so) compares the two after uselib(), never the kernel.
  */
 #ifndef AOUT2ELF_LIBS_H
 #define AOUT2ELF_LIBS_H
@@ -19,15 +23,25 @@
 #include "output.h"
 #include "stub_abi.h"
 
+#define LIBS_NAME_MAX 256  /* a libentry's name, NUL included */
+#define LIBS_AVERS_MAX 81  /* its tools version string, NUL included */
+
 struct lib_need {
-	char name[STUB_LIB_NAME];
+	char name[LIBS_NAME_MAX]; /* as the program gives it: a path or a file name */
+	char avers[LIBS_AVERS_MAX]; /* "DLL Jump 4.4pl1", what crt0 prints of it */
 	uint32_t jump_table;
-	uint32_t version; /* 0: any (ld.so) */
+	uint32_t version; /* major << 16 | minor, without the CLASSIC bit; 0: any (ld.so) */
+	int exact;        /* CLASSIC bit: no other version will do */
 };
 
 #define LIBS_MAX_NEEDS 32
+#define LIBS_CLASSIC_BIT 0x10000000u
 
-/* Pure: the libentries in a's data and whether its crt0 maps ld.so. */
+/*
+ * Pure: the libentries in a's data, from its __SHARED_LIBRARIES__ set, or
+ * where no set is found, from every word that starts one; and whether
+ * its crt0 maps ld.so.
+ */
 size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max);
 int libs_wants_ldso(const struct aout *a);
 
@@ -64,7 +78,7 @@ void libs_free(struct libset *set);
  */
 int libs_is_library(const struct aout *a);
 
-/* "4.7.2" for 0x402be */
+/* "4.7.2" for 0x402be (the CLASSIC bit left out) */
 void libs_version_str(uint32_t v, char *buf, size_t cap);
 
 extern const char libs_customary_dirs[];

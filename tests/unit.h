@@ -29,6 +29,7 @@ int unit_reader_register(void);
 int unit_plan_register(void);
 int unit_writer_register(void);
 int unit_libs_register(void);
+int unit_libs33_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
 

@@ -230,8 +230,7 @@ static void test_libs_scan_garbage(void)
 		"lib\001c.so.4",   /* not printable */
 		"lib\377c.so.4",
 		"libc so.4",       /* a space */
-		"libc.a",          /* no ".so" */
-		"libc.s.o",
+		/* no ".so" is fine: see unit_libs33.c */
 		"",                /* empty */
 		"libabcdefghijklmnopqrstuvwx.so.4", /* 32 characters */
 	};

@@ -140,7 +140,8 @@ int main(void)
 	}
 	if (unit_reader_register() || unit_plan_register() ||
 	    unit_writer_register() || unit_libs_register() ||
-	    unit_batch_register() || unit_oom_register()) {
+	    unit_libs33_register() || unit_batch_register() ||
+	    unit_oom_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}
