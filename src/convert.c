@@ -21,11 +21,8 @@ int conv_is_shared_library(const uint8_t *buf, size_t size)
 	struct aout a;
 	int lib = 0;
 
-	/* programs start below 0x40000000, jump-table libraries above */
-	if (size < AOUT_HEADER_SIZE ||
-	    aout_header_at(buf).entry < 0x40000000u)
-		return 0;
-	if (aout_parse_kind(buf, size, AOUT_SHLIB, &a, NULL) == 0) {
+	if (aout_parse_opts(buf, size, AOUT_SHLIB, AOUT_PARSE_NO_SYMBOLS, &a,
+			    NULL) == 0) {
 		lib = libs_is_library(&a);
 		aout_free(&a);
 	}

@@ -16,6 +16,8 @@ const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
 #define MAJOR(v) (((v) >> 16) & 0xfffu)
 #define MINOR(v) ((v) & 0xffffu)
 #define SET_MAX 64 /* elements of a __SHARED_LIBRARIES__ set worth believing */
+/* Below this every program's own text lies: no library was put there. */
+#define LOWEST_LIBRARY 0x10000u
 
 static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 {
@@ -208,9 +210,18 @@ int libs_is_library(const struct aout *a)
 	const struct aout_header *h = &a->h;
 	uint64_t end = aout_lib_start(a) +
 		       PAGE_UP((uint64_t)h->text + h->data + h->bss);
+	struct aout prog;
 
-	return a->kind == AOUT_SHLIB && aout_lib_start(a) >= 0x40000000u &&
-	       end <= IMAGE_LIMIT;
+	if (a->kind != AOUT_SHLIB || aout_lib_start(a) < LOWEST_LIBRARY ||
+	    end > IMAGE_LIMIT)
+		return 0;
+	/* load_aout_library took any entry; as a program it must be in the text */
+	if (aout_parse_opts(a->buf, a->size, AOUT_EXEC, AOUT_PARSE_NO_SYMBOLS,
+			    &prog, NULL) == 0) {
+		aout_free(&prog);
+		return 0;
+	}
+	return 1;
 }
 
 void libs_version_str(uint32_t v, char *buf, size_t cap)

@@ -73,8 +73,10 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 void libs_free(struct libset *set);
 
 /*
- * Whether a (parsed as AOUT_SHLIB) is a jump-table library: programs
- * start below 0x40000000, libraries load above it and below IMAGE_LIMIT.
+ * Whether a (parsed as AOUT_SHLIB) is a jump-table library: it fails as
+ * a program (its entry is outside its text), and as uselib maps it, it
+ * starts above the first 64 KiB (where every program's text lies) and
+ * ends below IMAGE_LIMIT.
  */
 int libs_is_library(const struct aout *a);
 

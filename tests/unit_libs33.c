@@ -10,6 +10,7 @@
 
 #include "aout.h"
 #include "aoutgen.h"
+#include "convert.h"
 #include "libimg.h"
 #include "libs.h"
 #include "unit.h"
@@ -271,6 +272,53 @@ static void test_fallback(void)
 	CHECK_U(scan1(&m, &need), 0);
 }
 
+/* ==== libraries where load_aout_library took them ==== */
+
+static void test_libemu(void)
+{
+	struct img lib, low, prog;
+
+	img_library(&lib, LIB_EMU, 0x10000);
+	img_library(&low, 0xf000u, 0x10000);
+	CHECK_U(conv_is_shared_library(lib.g.buf, lib.g.size), 1);
+	CHECK_U(conv_is_shared_library(low.g.buf, low.g.size), 0);
+	if (img_parse(&lib, AOUT_SHLIB) == 0)
+		CHECK_U(libs_is_library(&lib.a), 1);
+	if (img_parse(&low, AOUT_SHLIB) == 0)
+		CHECK_U(libs_is_library(&low.a), 0);
+	/* read as a program, it is not a library */
+	img_qprogram(&prog);
+	if (img_parse(&prog, AOUT_EXEC) == 0)
+		CHECK_U(libs_is_library(&prog.a), 0);
+	img_free(&prog);
+	/* as a library, a program's image is not one either: below 64 KiB,
+	 * or (with its entry at 0x10020, in its text) fine as a program */
+	img_qprogram(&prog);
+	if (img_parse(&prog, AOUT_SHLIB) == 0)
+		CHECK_U(libs_is_library(&prog.a), 0);
+	img_free(&prog);
+	img_program(&prog, AOUT_QMAGIC, 0x20000, 0x1000);
+	aoutgen_set_field(&prog.g, AG_ENTRY, 0x10020);
+	if (img_parse(&prog, AOUT_SHLIB) == 0) {
+		CHECK_U(aout_lib_start(&prog.a), 0x10000);
+		CHECK_U(libs_is_library(&prog.a), 0);
+	}
+	CHECK_U(conv_is_shared_library(prog.g.buf, prog.g.size), 0);
+	img_free(&prog);
+	/* one ending past IMAGE_LIMIT is no library */
+	{
+		struct img top;
+
+		img_library(&top, IMAGE_LIMIT - 0x2000, 0x10000);
+		if (img_parse(&top, AOUT_SHLIB) == 0)
+			CHECK_U(libs_is_library(&top.a), 0);
+		img_free(&top);
+	}
+
+	img_free(&lib);
+	img_free(&low);
+}
+
 int unit_libs33_register(void)
 {
 	static const struct unit_test tests[] = {
@@ -278,6 +326,7 @@ int unit_libs33_register(void)
 		UNIT_TEST(test_set_refused),
 		UNIT_TEST(test_set_limits),
 		UNIT_TEST(test_fallback),
+		UNIT_TEST(test_libemu),
 		UNIT_END,
 	};
 
