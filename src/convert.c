@@ -46,7 +46,7 @@ int conv_prepare(struct conv_job *j, const struct conv_options *o,
 	}
 	if (plan_build(&j->a, &o->plan, &j->p, d) ||
 	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
-			 o->nlibdirs, missing_ok, &j->libs, d) ||
+			 o->nlibdirs, o->sysroot, missing_ok, &j->libs, d) ||
 	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d) ||
 	    elfw_check(&j->a, &j->p, stub_image, stub_image_size, d)) {
 		conv_job_free(j);
@@ -179,6 +179,7 @@ char *conv_comment(const struct conv_options *o)
 
 	for (size_t i = 0; i < o->nlibdirs; i++)
 		len += 4 + strlen(o->libdirs[i]);
+	len += o->sysroot ? 11 + strlen(o->sysroot) : 0;
 	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
 		len += flag[i] ? 1 + strlen(flag[i]) : 0;
 	c = malloc(len);
@@ -188,6 +189,9 @@ char *conv_comment(const struct conv_options *o)
 	for (size_t i = 0; i < o->nlibdirs; i++)
 		at += sprintf(at, "%s-L %s", at == c + sizeof head - 1 ? " (" : " ",
 			      o->libdirs[i]);
+	if (o->sysroot)
+		at += sprintf(at, "%s--sysroot %s",
+			      at == c + sizeof head - 1 ? " (" : " ", o->sysroot);
 	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
 		if (flag[i])
 			at += sprintf(at, "%s%s", at == c + sizeof head - 1 ? " (" : " ",

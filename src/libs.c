@@ -1,10 +1,19 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
+#endif
+
 
 #include "libs.h"
 
@@ -26,6 +35,14 @@ static uint32_t word_at(const struct aout *a, uint32_t addr, int *ok)
 
 	*ok = p && avail >= 4;
 	return *ok ? le32_at(p) : 0;
+}
+
+/* Everything after the last '/' */
+static const char *last_component(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash ? slash + 1 : name;
 }
 
 /*
@@ -244,6 +261,204 @@ void libs_free(struct libset *set)
 	set->n = 0;
 }
 
+/* ---- the search ---- */
+
+struct search {
+	const char *const *dirs;
+	size_t ndirs;
+	const char *sysroot; /* NULL: none */
+	int root;            /* sysroot's descriptor, -1 when not resolving in it */
+};
+
+/* One place the library may be. */
+struct place {
+	char *file;   /* malloc'ed; "SYSROOT/..." for one inside the sysroot */
+	size_t shown; /* the length of file's start that "not found" names */
+	size_t rel;   /* in_root: file + rel is the path inside the sysroot */
+	int in_root;
+};
+
+static void free_places(struct place *pl, size_t n)
+{
+	for (size_t i = 0; pl && i < n; i++)
+		free(pl[i].file);
+	free(pl);
+}
+
+/* sysroot without its trailing slashes ("/" becomes "") */
+static size_t root_len(const char *sysroot)
+{
+	size_t n = strlen(sysroot);
+
+	while (n && sysroot[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/*
+ * One more place: name in dir, or (dir NULL) name as it is; under root
+ * (NULL: on the host) as a path inside it.
+ */
+static int place_add(struct place *pl, size_t *n, const char *root,
+		     const char *dir, const char *name)
+{
+	struct place *p = &pl[*n];
+	size_t rlen = root ? root_len(root) : 0;
+	size_t len = rlen + (dir ? strlen(dir) : 0) + 2 + strlen(name);
+
+	p->file = malloc(len);
+	if (!p->file)
+		return -1;
+	if (dir)
+		snprintf(p->file, len, "%.*s%s/%s", (int)rlen, root ? root : "",
+			 dir, name);
+	else
+		snprintf(p->file, len, "%.*s%s%s", (int)rlen, root ? root : "",
+			 root && name[0] != '/' ? "/" : "", name);
+	p->in_root = root != NULL;
+	p->rel = rlen;
+	p->shown = dir ? rlen + strlen(dir) : strlen(p->file);
+	(*n)++;
+	return 0;
+}
+
+/*
+ * The places of libs_resolve's search for name, in order: malloc'ed, *n
+ * of them; NULL without memory.
+ */
+static struct place *search_places(const char *name, const struct search *s,
+				   size_t *n)
+{
+	const char *base = last_component(name);
+	size_t cap = 2 + s->ndirs;
+	struct place *pl;
+	char *custom = strdup(libs_customary_dirs), *save = NULL;
+
+	for (const char *c = libs_customary_dirs; *c; c++)
+		cap += *c == ':';
+	pl = calloc(cap, sizeof *pl);
+	*n = 0;
+	if (!pl || !custom)
+		goto fail;
+	if (base != name && place_add(pl, n, s->sysroot, NULL, name))
+		goto fail;
+	for (size_t i = 0; i < s->ndirs; i++)
+		if (place_add(pl, n, NULL, s->dirs[i], base))
+			goto fail;
+	for (char *dir = strtok_r(custom, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save))
+		if (place_add(pl, n, s->sysroot, dir, base))
+			goto fail;
+	free(custom);
+	return pl;
+fail:
+	free(custom);
+	free_places(pl, *n);
+	return NULL;
+}
+
+/*
+ * "PLACE:PLACE:...", what the places name, those inside the sysroot as
+ * gcc writes them, "=/lib", with " (= is SYSROOT)" after them; malloc'ed,
+ * NULL without memory.
+ */
+static char *places_list(const struct place *pl, size_t n, const char *sysroot)
+{
+	size_t len = sysroot ? strlen(sysroot) + 10 : 1, used = 0;
+	char *list;
+
+	for (size_t i = 0; i < n; i++)
+		len += pl[i].shown + 2;
+	list = malloc(len);
+	if (!list)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t from = pl[i].in_root ? pl[i].rel : 0;
+
+		if (pl[i].in_root)
+			list[used++] = '=';
+		memcpy(list + used, pl[i].file + from, pl[i].shown - from);
+		used += pl[i].shown - from;
+		list[used++] = ':';
+	}
+	list[used ? used - 1 : 0] = 0;
+	if (sysroot)
+		snprintf(list + strlen(list), len - strlen(list), " (= is %s)",
+			 sysroot);
+	return list;
+}
+
+/* path inside the directory root, its symbolic links resolved there */
+static int open_in_root(int root, const char *path)
+{
+#if defined(SYS_openat2) && defined(RESOLVE_IN_ROOT)
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT };
+
+	return (int)syscall(SYS_openat2, root, path, &how, sizeof how);
+#else
+	(void)root;
+	(void)path;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/*
+ * The file a place is, as a host path (malloc'ed); NULL with errno when
+ * it cannot be reached.  Inside the sysroot, its links resolved there and
+ * read back through /proc; without openat2 or /proc, the plain
+ * concatenation (absolute links then lead out of the sysroot).
+ */
+static char *place_path(const struct place *p, struct search *s)
+{
+	char link[64], real[PATH_MAX];
+	ssize_t len;
+	int fd;
+
+	if (!p->in_root || s->root < 0)
+		return strdup(p->file);
+	fd = open_in_root(s->root, p->file + p->rel);
+	if (fd < 0 && errno == ENOSYS) {
+		close(s->root);
+		s->root = -1;
+		return strdup(p->file);
+	}
+	if (fd < 0)
+		return NULL;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	len = readlink(link, real, sizeof real - 1);
+	close(fd);
+	if (len <= 0 || (size_t)len >= sizeof real - 1 || real[0] != '/')
+		return strdup(p->file);
+	real[len] = 0;
+	return strdup(real);
+}
+
+/* Opens the sysroot to resolve in; -1 with *d when it cannot be. */
+static int search_open(struct search *s, const char *const *dirs, size_t ndirs,
+		       const char *sysroot, struct diag *d)
+{
+	s->dirs = dirs;
+	s->ndirs = ndirs;
+	s->sysroot = sysroot;
+	s->root = -1;
+	if (!sysroot)
+		return 0;
+	s->root = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->root < 0)
+		return diag_set(d, "the old system's root %s: %s", sysroot,
+				strerror(errno));
+	return 0;
+}
+
+static void search_close(struct search *s)
+{
+	if (s->root >= 0)
+		close(s->root);
+	s->root = -1;
+}
+
 /*
  * After input_read failed (see output.h): whether the search looks in the
  * next folder.  As the stub's search at run time: on past a file that
@@ -251,63 +466,33 @@ void libs_free(struct libset *set)
  * the library), but not when the process or the system is out of
  * something (the next folder would fail alike) nor past a file that was
  * opened and could not be read.  Unlike it, a library without execute
- * permission is taken: embedded, its bytes are all that counts.
+ * permission is taken: embedded, its bytes are all that counts.  st is
+ * NULL where the file was never opened.
  */
 static int search_goes_on(int err, const struct stat *st)
 {
-	if (err)
+	if (err || !st)
 		return err != EMFILE && err != ENFILE && err != ENOMEM;
 	return !S_ISREG(st->st_mode);
 }
 
-/* "DIR:DIR:...:" then the customary folders, the order of the search;
- * malloc'ed, NULL without memory. */
-static char *search_list(const char *const *dirs, size_t ndirs)
+int libs_shadowed_in(const char *name, const char *path,
+		     const char *const *dirs, size_t ndirs, const char *sysroot)
 {
-	size_t cap = sizeof libs_customary_dirs, used = 0;
-	char *list;
-
-	for (size_t i = 0; i < ndirs; i++)
-		cap += strlen(dirs[i]) + 1;
-	list = malloc(cap);
-	if (!list)
-		return NULL;
-	for (size_t i = 0; i < ndirs; i++) {
-		size_t n = strlen(dirs[i]);
-
-		memcpy(list + used, dirs[i], n);
-		list[used + n] = ':';
-		used += n + 1;
-	}
-	memcpy(list + used, libs_customary_dirs, sizeof libs_customary_dirs);
-	return list;
-}
-
-/* "DIR/NAME", malloc'ed; NULL without memory */
-static char *in_dir(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + 1 + strlen(name) + 1;
-	char *path = malloc(n);
-
-	if (path)
-		snprintf(path, n, "%s/%s", dir, name);
-	return path;
-}
-
-int libs_shadowed(const char *name, const char *path, const char *const *dirs,
-		  size_t ndirs)
-{
-	char *list = search_list(dirs, ndirs), *save = NULL;
+	struct search s;
+	struct diag why;
+	size_t n = 0;
+	struct place *pl = search_open(&s, dirs, ndirs, sysroot, &why) ? NULL :
+			   search_places(name, &s, &n);
 	int shadowed = 0;
 
-	for (char *dir = list ? strtok_r(list, ":", &save) : NULL; dir && !shadowed;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *here = in_dir(dir, name);
+	for (size_t i = 0; pl && i < n && !shadowed; i++) {
+		char *here = place_path(&pl[i], &s);
 		struct stat st;
 		int fd;
 
 		if (!here)
-			break;
+			continue;
 		if (!strcmp(here, path)) {
 			free(here);
 			break;
@@ -319,67 +504,80 @@ int libs_shadowed(const char *name, const char *path, const char *const *dirs,
 			close(fd);
 		free(here);
 	}
-	free(list);
+	free_places(pl, n);
+	search_close(&s);
 	return shadowed;
 }
 
-/* Looks for name in dirs, then the customary folders: 1 if it is nowhere. */
-static int find_lib(const char *name, const char *const *dirs, size_t ndirs,
-		    unsigned parse_flags, struct lib *l, struct diag *d)
+int libs_shadowed(const char *name, const char *path, const char *const *dirs,
+		  size_t ndirs)
 {
-	char *list = search_list(dirs, ndirs), *searched = list ? strdup(list) : NULL;
-	char *save = NULL;
-	int rc = 1;
+	return libs_shadowed_in(name, path, dirs, ndirs, NULL);
+}
 
-	if (!list || !searched) {
-		free(list);
-		free(searched);
-		diag_set(d, "out of memory");
+/* Reads and parses the library at one place: 0, 1 to go on, -1 with *d. */
+static int try_place(const struct place *p, struct search *s,
+		     unsigned parse_flags, struct lib *l, struct diag *d)
+{
+	struct diag why;
+	char *path = place_path(p, s);
+
+	if (!path) {
+		if (search_goes_on(errno, NULL))
+			return 1;
+		if (errno == ENOMEM)
+			return diag_set(d, "out of memory");
+		return diag_set(d, "%s: %s", p->file, strerror(errno));
+	}
+	if (input_read(path, &l->in, &why)) {
+		int on = search_goes_on(errno, &l->in.st);
+
+		if (!on)
+			diag_set(d, "%s: %s", path, why.msg);
+		free(path);
+		return on ? 1 : -1;
+	}
+	if (aout_parse_opts(l->in.buf, l->in.size, AOUT_SHLIB, parse_flags,
+			    &l->a, &why)) {
+		input_free(&l->in);
+		diag_set(d, "%s: not an a.out shared library: %s", path, why.msg);
+		free(path);
 		return -1;
 	}
-	for (char *dir = strtok_r(list, ":", &save); dir && rc > 0;
-	     dir = strtok_r(NULL, ":", &save)) {
-		struct diag why;
-		char *path = in_dir(dir, name);
+	l->path = path;
+	return 0;
+}
 
-		if (!path) {
-			diag_set(d, "out of memory");
-			rc = -1;
-			break;
-		}
-		if (input_read(path, &l->in, &why)) {
-			if (!search_goes_on(errno, &l->in.st)) {
-				diag_set(d, "%s: %s", path, why.msg);
-				free(path);
-				rc = -1;
-				break;
-			}
-			free(path);
-			continue;
-		}
-		if (aout_parse_opts(l->in.buf, l->in.size, AOUT_SHLIB, parse_flags,
-				    &l->a, &why)) {
-			input_free(&l->in);
-			diag_set(d, "%s: not an a.out shared library: %s", path,
-				 why.msg);
-			free(path);
-			rc = -1;
-			break;
-		}
-		l->path = path;
-		rc = 0;
+/* Looks for name in its places: 0 found, 1 if it is nowhere, -1 with *d. */
+static int find_lib(const char *name, struct search *s, unsigned parse_flags,
+		    struct lib *l, struct diag *d)
+{
+	size_t n;
+	struct place *pl = search_places(name, s, &n);
+	int rc = 1;
+
+	if (!pl)
+		return diag_set(d, "out of memory");
+	for (size_t i = 0; i < n && rc > 0; i++)
+		rc = try_place(&pl[i], s, parse_flags, l, d);
+	if (rc > 0) {
+		char *list = places_list(pl, n, s->sysroot);
+
+		if (!list)
+			rc = diag_set(d, "out of memory");
+		else
+			diag_set(d, "needs the a.out library %s, not found in %s; "
+				    "give its directory with -L DIR, or the old "
+				    "system's root with --sysroot DIR", name, list);
+		free(list);
 	}
-	if (rc > 0)
-		diag_set(d, "needs the a.out library %s, not found in %s", name,
-			 searched);
-	free(list);
-	free(searched);
+	free_places(pl, n);
 	return rc;
 }
 
 static int add_lib(struct libset *set, const struct lib_need *need,
-		   const char *needed_by, const char *const *dirs, size_t ndirs,
-		   int missing_ok, struct diag *d)
+		   const char *needed_by, struct search *s, int missing_ok,
+		   struct diag *d)
 {
 	char have[32], want[32];
 	struct lib *l = NULL;
@@ -399,7 +597,7 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 		l = &set->libs[set->n++];
 		memset(l, 0, sizeof *l);
 		memcpy(l->name, need->name, len + 1);
-		int r = find_lib(need->name, dirs, ndirs, set->parse_flags, l, d);
+		int r = find_lib(need->name, s, set->parse_flags, l, d);
 
 		if (r < 0 || (r > 0 && !missing_ok))
 			return -1;
@@ -480,23 +678,28 @@ static int check_overlaps(const struct libset *set, uint32_t lo, uint32_t hi,
 }
 
 int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
-		 const char *const *dirs, size_t ndirs, int missing_ok,
-		 struct libset *set, struct diag *d)
+		 const char *const *dirs, size_t ndirs, const char *sysroot,
+		 int missing_ok, struct libset *set, struct diag *d)
 {
 	struct lib_need needs[LIBS_MAX_NEEDS];
 	size_t n = libs_scan(prog, needs, LIBS_MAX_NEEDS);
+	struct search s;
 
 	set->n = 0;
 	/* their symbols go nowhere, but -s should not fail on them either */
 	set->parse_flags = prog->no_symbols ? AOUT_PARSE_NO_SYMBOLS : 0;
-	if (n && libs_wants_ldso(prog)) {
+	if (!n)
+		return 0;
+	if (search_open(&s, dirs, ndirs, sysroot, d))
+		return -1;
+	if (libs_wants_ldso(prog)) {
 		struct lib_need ldso = { .name = "ld.so" };
 
-		if (add_lib(set, &ldso, "the program", dirs, ndirs, missing_ok, d))
+		if (add_lib(set, &ldso, "the program", &s, missing_ok, d))
 			goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (add_lib(set, &needs[i], "the program", dirs, ndirs, missing_ok, d))
+		if (add_lib(set, &needs[i], "the program", &s, missing_ok, d))
 			goto fail;
 	/* The libraries' own needs; set->n grows while we walk it. */
 	for (size_t i = 0; i < set->n; i++) {
@@ -509,13 +712,15 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 		n = libs_scan(&l->a, needs, LIBS_MAX_NEEDS);
 		for (size_t j = 0; j < n; j++)
 			if (strcmp(needs[j].name, by) != 0 &&
-			    add_lib(set, &needs[j], by, dirs, ndirs, missing_ok, d))
+			    add_lib(set, &needs[j], by, &s, missing_ok, d))
 				goto fail;
 	}
 	if (check_overlaps(set, image_lo, image_hi, d))
 		goto fail;
+	search_close(&s);
 	return 0;
 fail:
+	search_close(&s);
 	libs_free(set);
 	return -1;
 }

@@ -62,14 +62,21 @@ struct libset {
 };
 
 /*
- * Finds what prog needs in dirs (then the customary folders), follows the
+ * Finds what prog needs, NAME as the program gives it:
+ *  - a NAME holding '/' as it is, or with sysroot as SYSROOT/NAME with
+ *    its symbolic links resolved inside SYSROOT (openat2's
+ *    RESOLVE_IN_ROOT; plain concatenation where the kernel lacks it);
+ *  - NAME's last component in each of dirs (-L);
+ *  - then in each customary folder (STUB_CUSTOMARY_DIRS), under sysroot
+ *    when one is given, resolved there as above;
+ * the first regular file that can be read is the library.  Follows the
  * libraries' own needs, checks versions and address ranges against each
- * other and [image_lo, image_hi).  With missing_ok, a library that is not
- * found is left with path NULL instead of failing.
+ * other and [image_lo, image_hi).  With missing_ok, a library that is
+ * not found is left with path NULL instead of failing.
  */
 int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
-		 const char *const *dirs, size_t ndirs, int missing_ok,
-		 struct libset *set, struct diag *d);
+		 const char *const *dirs, size_t ndirs, const char *sysroot,
+		 int missing_ok, struct libset *set, struct diag *d);
 void libs_free(struct libset *set);
 
 /*
@@ -86,11 +93,15 @@ void libs_version_str(uint32_t v, char *buf, size_t cap);
 extern const char libs_customary_dirs[];
 
 /*
- * 1 if a search for name (dirs, then the customary folders) would now
- * stop before path, where it found name when the program was converted:
- * a library put there since shadows the one the output carries.
+ * 1 if a search for name (in libs_resolve's order, without a sysroot)
+ * would now stop before path, where it found name when the program was
+ * converted: a library put there since shadows the one the output
+ * carries.
  */
 int libs_shadowed(const char *name, const char *path, const char *const *dirs,
 		  size_t ndirs);
+/* The same for a search under sysroot (NULL: none). */
+int libs_shadowed_in(const char *name, const char *path,
+		     const char *const *dirs, size_t ndirs, const char *sysroot);
 
 #endif

@@ -462,7 +462,7 @@ static int resolve(const struct img *prog, const char *const *dirs,
 		   struct diag *d)
 {
 	/* the default program's image: 0x1000 .. 0x7000 */
-	return libs_resolve(&prog->a, 0x1000, 0x7000, dirs, ndirs, missing_ok,
+	return libs_resolve(&prog->a, 0x1000, 0x7000, dirs, ndirs, NULL, missing_ok,
 			    set, d);
 }
 
@@ -704,6 +704,10 @@ out:
 	unit_rmtree(dir);
 }
 
+/* what this change appends to "not found" */
+#define LIBS_HINT "; give its directory with -L DIR, or the old system's " \
+		  "root with --sysroot DIR"
+
 static void test_libs_resolve_not_found(void)
 {
 	static const char *const names[] = { "libunitz.so.4" };
@@ -728,14 +732,15 @@ static void test_libs_resolve_not_found(void)
 	CU_ASSERT_EQUAL(resolve(&prog, dirs, 2, 0, &set, &d), -1);
 	snprintf(want, sizeof want, "needs the a.out library libunitz.so.4, not "
 		 "found in %s:%s:/usr/i486-linuxaout/lib:/usr/i486-linux/lib:"
-		 "/lib:/usr/lib", dir, sub);
+		 "/lib:/usr/lib" LIBS_HINT, dir, sub);
 	CHECK_MSG(&d, want);
 	CHECK_U(set.n, 0);
 
 	/* no folders given: the customary ones only */
 	CU_ASSERT_EQUAL(resolve(&prog, NULL, 0, 0, &set, &d), -1);
 	CHECK_MSG(&d, "needs the a.out library libunitz.so.4, not found in "
-		      "/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib");
+		      "/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib"
+		      LIBS_HINT);
 	CHECK_STR(libs_customary_dirs,
 		  "/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib");
 
@@ -855,19 +860,19 @@ static void test_libs_resolve_overlaps(void)
 		libs_free(&set);
 
 		/* the program's image reaching into the library */
-		CU_ASSERT_EQUAL(libs_resolve(&prog.a, 0x1000, LIB_A + 1, dirs, 1, 0,
+		CU_ASSERT_EQUAL(libs_resolve(&prog.a, 0x1000, LIB_A + 1, dirs, 1, NULL, 0,
 					     &set, &d), -1);
 		snprintf(want, sizeof want, "%s (0x61000000-0x61006000) overlaps "
 			 "the program (0x00001000-0x61000001)", pa);
 		CHECK_MSG(&d, want);
 		CHECK_U(set.n, 0);
 		CU_ASSERT_EQUAL(libs_resolve(&prog.a, LIB_A + 0x5fff, 0x70000000,
-					     dirs, 1, 0, &set, &d), -1);
+					     dirs, 1, NULL, 0, &set, &d), -1);
 		snprintf(want, sizeof want, "%s (0x61000000-0x61006000) overlaps "
 			 "the program (0x61005fff-0x70000000)", pa);
 		CHECK_MSG(&d, want);
 		/* ending where the library starts: fine */
-		CU_ASSERT_EQUAL(libs_resolve(&prog.a, 0x1000, LIB_A, dirs, 1, 0,
+		CU_ASSERT_EQUAL(libs_resolve(&prog.a, 0x1000, LIB_A, dirs, 1, NULL, 0,
 					     &set, &d), 0);
 		CHECK_U(set.n, 2);
 		libs_free(&set);
@@ -1041,7 +1046,7 @@ static void test_libs_resolve_follows_needs(void)
 		CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 		snprintf(want, sizeof want, "needs the a.out library libunitc.so.2, "
 			 "not found in %s:/usr/i486-linuxaout/lib:"
-			 "/usr/i486-linux/lib:/lib:/usr/lib", dir);
+			 "/usr/i486-linux/lib:/lib:/usr/lib" LIBS_HINT, dir);
 		CHECK_MSG(&d, want);
 		CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 1, &set, &d), 0);
 		CHECK_U(set.n, 3);
@@ -1084,7 +1089,7 @@ static void test_libs_resolve_ldso(void)
 		CU_ASSERT_EQUAL(resolve(&prog, dirs, 1, 0, &set, &d), -1);
 		snprintf(want, sizeof want, "needs the a.out library ld.so, not "
 			 "found in %s:/usr/i486-linuxaout/lib:/usr/i486-linux/lib:"
-			 "/lib:/usr/lib", dir);
+			 "/lib:/usr/lib" LIBS_HINT, dir);
 		CHECK_MSG(&d, want);
 
 		img_library(&ldso, LIB_LDSO, 0x10000);

@@ -1,10 +1,27 @@
 /*
  * src/libs.c for the programs of 1992-1994 (issue 33): libentries found
- * through the __SHARED_LIBRARIES__ set whatever their names, with the
- * CLASSIC bit kept apart.  Images are built in memory (aoutgen, libimg).
+ * through the __SHARED_LIBRARIES__ set whatever their names, the lookup
+ * by the name the program gives (-L, customary folders, a sysroot whose
+ * absolute symbolic links stay inside it), one library under two names,
+ * and libraries that load_aout_library took wherever they were.
+ *
+ * Images are built in memory (aoutgen, libimg); the lookups run in small
+ * temporary trees with real symbolic links.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <CUnit/CUnit.h>
 
@@ -15,6 +32,10 @@
 #include "libs.h"
 #include "unit.h"
 
+#define HINT "; give its directory with -L DIR, or the old system's root " \
+	     "with --sysroot DIR"
+#define CUSTOMARY "/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib"
+#define IN_ROOT "=/usr/i486-linuxaout/lib:=/usr/i486-linux/lib:=/lib:=/usr/lib"
 #define CLASSIC LIBS_CLASSIC_BIT
 #define LIB_EMU 0x10000000u /* where SLS's /lib/libemu loaded */
 
@@ -272,12 +293,372 @@ static void test_fallback(void)
 	CHECK_U(scan1(&m, &need), 0);
 }
 
+/* ==== the lookup ==== */
+
+struct tree {
+	char *dir;  /* the temporary folder */
+	char *root; /* dir/root: the old system */
+	char *real; /* root as the kernel names it */
+	char *ldir; /* dir/L: a -L folder */
+};
+
+static char *sub(const char *a, const char *b)
+{
+	char *p = unit_path(a, b);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	return p;
+}
+
+/* mkdir -p a/b */
+static void mkdirs(const char *a, const char *b)
+{
+	char *p = sub(a, b);
+
+	for (char *s = p + strlen(a) + 1; (s = strchr(s, '/')); *s++ = '/') {
+		*s = 0;
+		mkdir(p, 0755);
+	}
+	CU_ASSERT(mkdir(p, 0755) == 0 || errno == EEXIST);
+	free(p);
+}
+
+static void tree_make(struct tree *t)
+{
+	char real[PATH_MAX];
+
+	t->dir = unit_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->dir);
+	t->root = sub(t->dir, "root");
+	t->ldir = sub(t->dir, "L");
+	mkdirs(t->dir, "root/lib");
+	mkdirs(t->dir, "root/usr/lib");
+	mkdirs(t->dir, "root/usr/i486-linuxaout/lib");
+	mkdirs(t->dir, "L");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(t->root, real));
+	t->real = strdup(real);
+}
+
+static void tree_free(struct tree *t)
+{
+	free(t->root);
+	free(t->real);
+	free(t->ldir);
+	unit_rmtree(t->dir);
+}
+
+/* A library image at start with version v as file rel under dir. */
+static void put_lib(const char *dir, const char *rel, uint32_t start, uint32_t v)
+{
+	struct img m;
+
+	img_library(&m, start, v);
+	free(img_write(&m, dir, rel));
+	img_free(&m);
+}
+
+static void put_link(const char *dir, const char *rel, const char *target)
+{
+	char *p = sub(dir, rel);
+
+	CU_ASSERT_EQUAL(symlink(target, p), 0);
+	free(p);
+}
+
+/* "ROOT-as-the-kernel-says/REL", malloc'ed */
+static char *in_real(const struct tree *t, const char *rel)
+{
+	return sub(t->real, rel);
+}
+
+/* libs_resolve for a program needing name (1.0.0 of the library at LIB_A) */
+static int find(const struct tree *t, const char *name, int use_l, int use_root,
+		struct libset *set, struct diag *d)
+{
+	struct img m;
+	const char *dirs[] = { t->ldir };
+	int rc = -2;
+
+	prog_with(&m, name, JUMP(LIB_A), 0x10000);
+	if (img_parse(&m, AOUT_EXEC) == 0)
+		rc = libs_resolve(&m.a, 0x1000, 0x7000, dirs, use_l ? 1 : 0,
+				  use_root ? t->root : NULL, 0, set, d);
+	img_free(&m);
+	return rc;
+}
+
+/* The path find gives name, version checked (NULL: not found). */
+static void expect_found(const struct tree *t, const char *name, int use_l,
+			 int use_root, const char *want, uint32_t version,
+			 unsigned line)
+{
+	struct libset set;
+	struct diag d = { "" };
+	int rc = find(t, name, use_l, use_root, &set, &d);
+
+	unit_check_u64((uint64_t)rc, 0, "libs_resolve succeeds", line, __FILE__,
+		       "expect_found");
+	if (rc)
+		fprintf(stderr, "expect_found: %s\n", d.msg);
+	if (rc == 0 && set.n == 1) {
+		unit_check_str(set.libs[0].path, want, "the library found", line,
+			       __FILE__, "expect_found");
+		unit_check_str(set.libs[0].name, name, "its name", line, __FILE__,
+			       "expect_found");
+		unit_check_u64(set.libs[0].version, version, "its version", line,
+			       __FILE__, "expect_found");
+	}
+	if (rc == 0)
+		libs_free(&set);
+}
+#define EXPECT_FOUND(t, name, l, r, want, v) \
+	expect_found((t), (name), (l), (r), (want), (v), __LINE__)
+
+static void test_lookup_sysroot(void)
+{
+	struct tree t;
+
+	tree_make(&t);
+	/* the old system: links as its ldconfig made them, absolute */
+	put_lib(t.root, "lib/libx.so.1.2", LIB_A, 0x100c8);
+	put_link(t.root, "lib/libx.so.1", "/lib/libx.so.1.2");
+	put_link(t.root, "lib/libdot.so.1", "../../../../../../../lib/libx.so.1.2");
+	put_link(t.root, "lib/libout.so.1", t.real); /* a folder on the host */
+	char *want = in_real(&t, "lib/libx.so.1.2");
+
+	/* the absolute name, resolved inside the old system */
+	EXPECT_FOUND(&t, "/lib/libx.so.1", 0, 1, want, 0x100c8);
+	/* relative names with a '/': inside it too */
+	EXPECT_FOUND(&t, "lib/libx.so.1", 0, 1, want, 0x100c8);
+	/* ".." stops at its root */
+	EXPECT_FOUND(&t, "/lib/libdot.so.1", 0, 1, want, 0x100c8);
+	/* a bare name: in its customary folders */
+	EXPECT_FOUND(&t, "libx.so.1", 0, 1, want, 0x100c8);
+	EXPECT_FOUND(&t, "libdot.so.1", 0, 1, want, 0x100c8);
+	/* the sysroot given with a trailing '/' */
+	{
+		struct tree u = t;
+		char *slash = malloc(strlen(t.root) + 2);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+		sprintf(slash, "%s/", t.root);
+		u.root = slash;
+		EXPECT_FOUND(&u, "/lib/libx.so.1", 0, 1, want, 0x100c8);
+		free(slash);
+	}
+
+	/* the absolute link is not followed on the host: without the sysroot,
+	 * or as a link to a host folder, nothing */
+	struct libset set;
+	struct diag d = { "" };
+	char msg[512];
+
+	CU_ASSERT_EQUAL(find(&t, "/lib/libout.so.1", 0, 1, &set, &d), -1);
+	snprintf(msg, sizeof msg, "needs the a.out library /lib/libout.so.1, not "
+		 "found in =/lib/libout.so.1:" IN_ROOT " (= is %s)" HINT, t.root);
+	msg[sizeof d.msg - 1] = 0; /* as diag_set cuts it */
+	CHECK_STR(d.msg, msg);
+	CU_ASSERT_EQUAL(find(&t, "/lib/libx.so.1", 0, 0, &set, &d), -1);
+	CHECK_MSG(&d, "needs the a.out library /lib/libx.so.1, not found in "
+		      "/lib/libx.so.1:" CUSTOMARY HINT);
+	/* -L folders are on the host, between the two */
+	CU_ASSERT_EQUAL(find(&t, "/lib/libnone.so.1", 1, 1, &set, &d), -1);
+	snprintf(msg, sizeof msg, "needs the a.out library /lib/libnone.so.1, not "
+		 "found in =/lib/libnone.so.1:%s:" IN_ROOT " (= is %s)" HINT,
+		 t.ldir, t.root);
+	msg[sizeof d.msg - 1] = 0;
+	CHECK_STR(d.msg, msg);
+	free(want);
+	tree_free(&t);
+}
+
+/* NAME itself, then its last component in -L, then the customary folders. */
+static void test_lookup_order(void)
+{
+	struct tree t;
+
+	tree_make(&t);
+	put_lib(t.root, "usr/lib/libo.so.1", LIB_A, 0x10001);
+	char *usr = in_real(&t, "usr/lib/libo.so.1");
+	char *l = sub(t.ldir, "libo.so.1");
+
+	/* only in /usr/lib of the old system */
+	EXPECT_FOUND(&t, "libo.so.1", 1, 1, usr, 0x10001);
+	EXPECT_FOUND(&t, "/lib/libo.so.1", 1, 1, usr, 0x10001);
+	/* in -L: before the customary folders */
+	put_lib(t.ldir, "libo.so.1", LIB_A, 0x10002);
+	EXPECT_FOUND(&t, "libo.so.1", 1, 1, l, 0x10002);
+	EXPECT_FOUND(&t, "/lib/libo.so.1", 1, 1, l, 0x10002);
+	EXPECT_FOUND(&t, "/lib/libo.so.1", 1, 0, l, 0x10002);
+	/* the name itself: before -L */
+	put_lib(t.root, "lib/libo.so.1", LIB_A, 0x10003);
+	char *lib = in_real(&t, "lib/libo.so.1");
+	EXPECT_FOUND(&t, "/lib/libo.so.1", 1, 1, lib, 0x10003);
+	/* the customary folders in their order: i486-linuxaout before /lib */
+	EXPECT_FOUND(&t, "libo.so.1", 0, 1, lib, 0x10003);
+	put_lib(t.root, "usr/i486-linuxaout/lib/libo.so.1", LIB_A, 0x10004);
+	char *aout = in_real(&t, "usr/i486-linuxaout/lib/libo.so.1");
+	EXPECT_FOUND(&t, "libo.so.1", 0, 1, aout, 0x10004);
+	/* a folder of the library's name is passed over */
+	mkdirs(t.root, "lib/libp.so.1");
+	put_lib(t.root, "usr/lib/libp.so.1", LIB_A, 0x10005);
+	char *p = in_real(&t, "usr/lib/libp.so.1");
+	EXPECT_FOUND(&t, "/lib/libp.so.1", 1, 1, p, 0x10005);
+	free(usr);
+	free(l);
+	free(lib);
+	free(aout);
+	free(p);
+	tree_free(&t);
+}
+
+static void test_lookup_errors(void)
+{
+	struct tree t;
+	struct libset set;
+	struct diag d = { "" };
+	char msg[512];
+
+	tree_make(&t);
+	/* the sysroot is not there */
+	struct tree u = t;
+	u.root = sub(t.dir, "nothing");
+	CU_ASSERT_EQUAL(find(&u, "/lib/libx.so.1", 1, 1, &set, &d), -1);
+	snprintf(msg, sizeof msg, "the old system's root %s: %s", u.root,
+		 strerror(ENOENT));
+	CHECK_STR(d.msg, msg);
+	CHECK_U(set.n, 0);
+	free(u.root);
+
+	/* the corpus's text files in place of links: not a library */
+	char *txt = sub(t.root, "lib/libc.so.4");
+	CU_ASSERT_EQUAL(unit_write_file(txt, "libc.so.4.4.1", 13), 0);
+	char *real = in_real(&t, "lib/libc.so.4");
+	CU_ASSERT_EQUAL(find(&t, "/lib/libc.so.4", 0, 1, &set, &d), -1);
+	snprintf(msg, sizeof msg, "%s: not an a.out shared library: not an a.out "
+		 "executable (unknown magic 064554)", real);
+	CHECK_STR(d.msg, msg);
+
+	/* out of descriptors inside the sysroot: the search stops there */
+	struct rlimit old, low;
+	int lowest = dup(0);
+
+	CU_ASSERT_FATAL(lowest >= 0 && getrlimit(RLIMIT_NOFILE, &old) == 0);
+	close(lowest);
+	low = old;
+	low.rlim_cur = (rlim_t)lowest + 1; /* the sysroot's, and no other */
+	int set_low = setrlimit(RLIMIT_NOFILE, &low);
+	int rc = find(&t, "/lib/libc.so.4", 0, 1, &set, &d);
+
+	setrlimit(RLIMIT_NOFILE, &old);
+	CU_ASSERT_EQUAL(set_low, 0);
+	CU_ASSERT_EQUAL(rc, -1);
+	snprintf(msg, sizeof msg, "%s: %s", txt, strerror(EMFILE));
+	CHECK_STR(d.msg, msg);
+
+	/* a name too long to carry */
+	char name[40];
+	memset(name, 'x', sizeof name);
+	name[0] = '/';
+	name[32] = 0;
+	CU_ASSERT_EQUAL(find(&t, name, 0, 1, &set, &d), -1);
+	snprintf(msg, sizeof msg, "needs the a.out library %s, whose name is "
+		 "longer than the 31 characters aout2elf can carry", name);
+	CHECK_STR(d.msg, msg);
+	free(txt);
+	free(real);
+	tree_free(&t);
+}
+
+/*
+ * Without openat2 (kernels before 5.6, or a sandbox's filter): the plain
+ * concatenation, found through a relative link alike.  Run in a child,
+ * under a filter answering ENOSYS.
+ */
+static void test_lookup_without_openat2(void)
+{
+#ifdef SYS_openat2
+	struct tree t;
+	int status = -1;
+
+	tree_make(&t);
+	put_lib(t.root, "lib/libx.so.1.2", LIB_A, 0x100c8);
+	put_link(t.root, "lib/libx.so.1", "libx.so.1.2");
+	char *plain = sub(t.root, "lib/libx.so.1");
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				 offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+		struct libset set;
+		struct diag d;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(2);
+		if (find(&t, "/lib/libx.so.1", 0, 1, &set, &d))
+			_exit(3);
+		_exit(set.n == 1 && !strcmp(set.libs[0].path, plain) ? 0 : 4);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status));
+	CHECK_U(WEXITSTATUS(status), 0);
+	free(plain);
+	tree_free(&t);
+#endif
+}
+
+/* A batch rerun asks whether a library now comes before the one carried. */
+static void test_shadowed_in(void)
+{
+	struct tree t;
+	const char *dirs[1];
+
+	tree_make(&t);
+	dirs[0] = t.ldir;
+	put_lib(t.ldir, "libs.so.1", LIB_A, 0x10000);
+	char *l = sub(t.ldir, "libs.so.1");
+
+	CHECK_U(libs_shadowed_in("/lib/libs.so.1", l, dirs, 1, t.root), 0);
+	CHECK_U(libs_shadowed_in("libs.so.1", l, dirs, 1, t.root), 0);
+	/* the old system's own copy comes first for the full name only */
+	put_lib(t.root, "lib/libs.so.1.0", LIB_A, 0x10000);
+	put_link(t.root, "lib/libs.so.1", "/lib/libs.so.1.0");
+	CHECK_U(libs_shadowed_in("/lib/libs.so.1", l, dirs, 1, t.root), 1);
+	CHECK_U(libs_shadowed_in("libs.so.1", l, dirs, 1, t.root), 0);
+	/* found there: nothing before it */
+	char *there = in_real(&t, "lib/libs.so.1.0");
+	CHECK_U(libs_shadowed_in("/lib/libs.so.1", there, dirs, 1, t.root), 0);
+	/* and where the bare name found it, the -L copy shadows it */
+	CHECK_U(libs_shadowed_in("libs.so.1", there, dirs, 1, t.root), 1);
+	/* no sysroot: the host's /lib/libs.so.1 is not there */
+	CHECK_U(libs_shadowed("/lib/libs.so.1", l, dirs, 1), 0);
+	/* a sysroot that is gone: nothing shadows */
+	char *gone = sub(t.dir, "gone");
+	CHECK_U(libs_shadowed_in("/lib/libs.so.1", there, NULL, 0, gone), 0);
+	free(gone);
+	free(l);
+	free(there);
+	tree_free(&t);
+}
+
 /* ==== libraries where load_aout_library took them ==== */
 
 static void test_libemu(void)
 {
 	struct img lib, low, prog;
+	struct libset set;
+	struct diag d = { "" };
+	char *dir = unit_tmpdir();
 
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
 	img_library(&lib, LIB_EMU, 0x10000);
 	img_library(&low, 0xf000u, 0x10000);
 	CHECK_U(conv_is_shared_library(lib.g.buf, lib.g.size), 1);
@@ -315,8 +696,27 @@ static void test_libemu(void)
 		img_free(&top);
 	}
 
+	/* the program that uses it: found, mapped at 0x10000000 */
+	char *path = img_write(&lib, dir, "libemu");
+	const char *dirs[] = { dir };
+
+	prog_with(&prog, "/lib/libemu", JUMP(LIB_EMU), 0x10000);
+	if (img_parse(&prog, AOUT_EXEC) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&prog.a, 0x1000, 0x7000, dirs, 1, NULL,
+					     0, &set, &d), 0);
+		CHECK_U(set.n, 1);
+		if (set.n == 1) {
+			CHECK_STR(set.libs[0].path, path);
+			CHECK_U(set.libs[0].start, LIB_EMU);
+			CHECK_U(set.libs[0].version, 0x10000);
+		}
+		libs_free(&set);
+	}
+	img_free(&prog);
 	img_free(&lib);
 	img_free(&low);
+	free(path);
+	unit_rmtree(dir);
 }
 
 int unit_libs33_register(void)
@@ -326,6 +726,11 @@ int unit_libs33_register(void)
 		UNIT_TEST(test_set_refused),
 		UNIT_TEST(test_set_limits),
 		UNIT_TEST(test_fallback),
+		UNIT_TEST(test_lookup_sysroot),
+		UNIT_TEST(test_lookup_order),
+		UNIT_TEST(test_lookup_errors),
+		UNIT_TEST(test_lookup_without_openat2),
+		UNIT_TEST(test_shadowed_in),
 		UNIT_TEST(test_libemu),
 		UNIT_END,
 	};
