@@ -162,6 +162,8 @@ static void warnings(const char *dst, const struct conv_job *j,
 			add_warning(r, "%s: a.out library %s not found here; the "
 				    "program looks for it when it runs\n", dst,
 				    j->libs.libs[i].name);
+	for (const char *w = j->libs.warnings; *w; w = strchr(w, '\n') + 1)
+		add_warning(r, "%s: %.*s\n", dst, (int)strcspn(w, "\n"), w);
 }
 
 char *conv_comment(const struct conv_options *o)

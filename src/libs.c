@@ -261,6 +261,26 @@ void libs_free(struct libset *set)
 	set->n = 0;
 }
 
+/* One more line in set->warnings; a line that does not fit is cut. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void warn(struct libset *set, const char *fmt, ...)
+{
+	size_t used = strlen(set->warnings), cap = sizeof set->warnings;
+	va_list ap;
+
+	if (used + 2 > cap)
+		return;
+	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false alarm */
+	if (vsnprintf(set->warnings + used, cap - used - 1, fmt, ap) < 0)
+		set->warnings[used] = 0;
+	va_end(ap);
+	used += strlen(set->warnings + used);
+	memcpy(set->warnings + used, "\n", 2);
+}
+
 /* ---- the search ---- */
 
 struct search {
@@ -575,75 +595,218 @@ static int find_lib(const char *name, struct search *s, unsigned parse_flags,
 	return rc;
 }
 
+/* The version l has where need looks: at least the one it needs. */
+static int check_version(const struct lib *l, const struct lib_need *need,
+			 const char *needed_by, struct diag *d)
+{
+	char hs[32], ws[32];
+	int ok;
+	uint32_t have = word_at(&l->a, need->jump_table, &ok);
+
+	if (!ok)
+		return diag_set(d, "%s: the jump table 0x%08x that %s uses is not "
+				   "in this library (0x%08x-0x%08x)", l->path,
+				need->jump_table, needed_by, l->start,
+				l->start + l->len);
+	libs_version_str(have, hs, sizeof hs);
+	libs_version_str(need->version, ws, sizeof ws);
+	if (MAJOR(have) != MAJOR(need->version))
+		return diag_set(d, "%s is version %s, %s needs major version %u",
+				l->path, hs, needed_by, MAJOR(need->version));
+	if (MINOR(have) < MINOR(need->version))
+		return diag_set(d, "%s is version %s, older than the %s that %s "
+				   "needs", l->path, hs, ws, needed_by);
+	return 0;
+}
+
+/* ---- the set ---- */
+
+/* name, which add_lib made sure fits, into a struct lib's name */
+static void copy_name(char to[STUB_LIB_NAME], const char *name)
+{
+	size_t n = strnlen(name, STUB_LIB_NAME - 1);
+
+	memcpy(to, name, n);
+	to[n] = 0;
+}
+
+/* The same file, or the same bytes: one library. */
+static int same_library(const struct lib *a, const struct lib *b)
+{
+	if (a->in.st.st_dev == b->in.st.st_dev && a->in.st.st_ino == b->in.st.st_ino)
+		return 1;
+	return a->in.size == b->in.size && !memcmp(a->in.buf, b->in.buf, a->in.size);
+}
+
+static int has_name(const struct lib *l, const char *name)
+{
+	if (!strcmp(l->name, name))
+		return 1;
+	for (size_t i = 0; i < l->naliases; i++)
+		if (!strcmp(l->aliases[i], name))
+			return 1;
+	return 0;
+}
+
+/* Finds a new library and fills in where it maps; 0, 1 missing, -1. */
+static int load_lib(struct lib *l, const char *name, struct search *s,
+		    unsigned parse_flags, struct diag *d)
+{
+	int r = find_lib(name, s, parse_flags, l, d);
+
+	if (r)
+		return r;
+	const struct aout_header *h = &l->a.h;
+	uint64_t end = aout_lib_start(&l->a) +
+		       PAGE_UP((uint64_t)h->text + h->data + h->bss);
+
+	if (end > IMAGE_LIMIT)
+		return diag_set(d, "%s ends at 0x%llx, beyond 0x%x", l->path,
+				(unsigned long long)end, IMAGE_LIMIT);
+	l->start = aout_lib_start(&l->a);
+	l->len = (uint32_t)PAGE_UP((uint64_t)h->text + h->data);
+	l->bss_len = (uint32_t)(end - l->start - l->len);
+	return 0;
+}
+
+/* The library in set that l, just found, already is, or NULL. */
+static struct lib *found_before(struct libset *set, const struct lib *l)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->libs[i].path && same_library(&set->libs[i], l))
+			return &set->libs[i];
+	return NULL;
+}
+
+/*
+ * The library of set that need names: known by that name, found again
+ * under another (then named so too), or new; NULL with *d on failure.
+ */
+static struct lib *lib_for(struct libset *set, const struct lib_need *need,
+			   struct search *s, int missing_ok, struct diag *d)
+{
+	struct lib fresh, *l;
+	int r;
+
+	for (size_t i = 0; i < set->n; i++)
+		if (has_name(&set->libs[i], need->name))
+			return &set->libs[i];
+	memset(&fresh, 0, sizeof fresh);
+	copy_name(fresh.name, need->name);
+	r = load_lib(&fresh, need->name, s, set->parse_flags, d);
+	if (r < 0 || (r > 0 && !missing_ok)) {
+		free_lib(&fresh);
+		return NULL;
+	}
+	l = r == 0 ? found_before(set, &fresh) : NULL;
+	if (l || set->n == STUB_MAX_LIBS) {
+		free_lib(&fresh);
+		if (!l)
+			diag_set(d, "needs more than %d a.out libraries",
+				 STUB_MAX_LIBS);
+		else if (l->naliases == LIBS_MAX_ALIASES)
+			diag_set(d, "names %s under more than %d names", l->path,
+				 LIBS_MAX_ALIASES + 1);
+		else {
+			copy_name(l->aliases[l->naliases++], need->name);
+			return l;
+		}
+		return NULL;
+	}
+	l = &set->libs[set->n++];
+	*l = fresh; /* the buffers go with it */
+	if (r == 0 && need->version) {
+		int ok;
+
+		l->version = word_at(&l->a, need->jump_table, &ok);
+	}
+	return l;
+}
+
 static int add_lib(struct libset *set, const struct lib_need *need,
 		   const char *needed_by, struct search *s, int missing_ok,
 		   struct diag *d)
 {
-	char have[32], want[32];
-	struct lib *l = NULL;
-	size_t len = strlen(need->name);
+	struct lib *l;
 
-	if (len >= STUB_LIB_NAME)
+	if (strlen(need->name) >= STUB_LIB_NAME)
 		return diag_set(d, "needs the a.out library %s, whose name is longer "
 				   "than the %d characters aout2elf can carry",
 				need->name, STUB_LIB_NAME - 1);
-	for (size_t i = 0; i < set->n; i++)
-		if (!strcmp(set->libs[i].name, need->name))
-			l = &set->libs[i];
-	if (!l) {
-		if (set->n == STUB_MAX_LIBS)
-			return diag_set(d, "needs more than %d a.out libraries",
-					STUB_MAX_LIBS);
-		l = &set->libs[set->n++];
-		memset(l, 0, sizeof *l);
-		memcpy(l->name, need->name, len + 1);
-		int r = find_lib(need->name, s, set->parse_flags, l, d);
-
-		if (r < 0 || (r > 0 && !missing_ok))
-			return -1;
-		if (r == 0) {
-			const struct aout_header *h = &l->a.h;
-			int ok;
-
-			uint64_t end = aout_lib_start(&l->a) +
-				       PAGE_UP((uint64_t)h->text + h->data + h->bss);
-
-			if (end > IMAGE_LIMIT)
-				return diag_set(d, "%s ends at 0x%llx, beyond 0x%x",
-						l->path, (unsigned long long)end,
-						IMAGE_LIMIT);
-			l->start = aout_lib_start(&l->a);
-			l->len = (uint32_t)PAGE_UP((uint64_t)h->text + h->data);
-			l->bss_len = (uint32_t)(end - l->start - l->len);
-			if (need->version) {
-				l->version = word_at(&l->a, need->jump_table, &ok);
-				if (!ok)
-					return diag_set(d, "%s: the jump table 0x%08x "
-							   "that %s uses is not in this "
-							   "library (0x%08x-0x%08x)",
-							l->path, need->jump_table,
-							needed_by, l->start,
-							l->start + l->len);
-			}
-		}
-	}
-	if (l->path && need->version) {
-		libs_version_str(l->version, have, sizeof have);
-		libs_version_str(need->version, want, sizeof want);
-		if ((l->version >> 16) != (need->version >> 16))
-			return diag_set(d, "%s is version %s, %s needs major "
-					   "version %u", l->path, have, needed_by,
-					need->version >> 16);
-		if ((l->version & 0xffff) < (need->version & 0xffff))
-			return diag_set(d, "%s is version %s, older than the %s "
-					   "that %s needs", l->path, have, want,
-					needed_by);
-	}
+	l = lib_for(set, need, s, missing_ok, d);
+	if (!l)
+		return -1;
+	if (l->path && need->version && check_version(l, need, needed_by, d))
+		return -1;
 	if (need->version > l->needed) {
 		l->needed = need->version;
 		snprintf(l->needed_by, sizeof l->needed_by, "%s", needed_by);
 	}
+	l->exact |= need->exact;
 	return 0;
+}
+
+/* The library of set that a library's libentry names, path or file name. */
+static const struct lib *named(const struct libset *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (has_name(&set->libs[i], name))
+			return &set->libs[i];
+	for (size_t i = 0; i < set->n; i++) {
+		const struct lib *l = &set->libs[i];
+
+		if (!strcmp(last_component(l->name), last_component(name)))
+			return l;
+		for (size_t k = 0; k < l->naliases; k++)
+			if (!strcmp(last_component(l->aliases[k]), last_component(name)))
+				return l;
+	}
+	return NULL;
+}
+
+/*
+ * A library's own libentries: neither crt0 nor ld.so ever loaded them,
+ * so they only say what the library was built against.
+ */
+static void check_library_needs(struct libset *set)
+{
+	struct lib_need needs[LIBS_MAX_NEEDS];
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct lib *l = &set->libs[i];
+		size_t n = l->path ? libs_scan(&l->a, needs, LIBS_MAX_NEEDS) : 0;
+
+		for (size_t j = 0; j < n; j++) {
+			const struct lib *t = named(set, needs[j].name);
+			char hs[32], ws[32];
+			uint32_t have;
+			int ok;
+
+			if (t == l || (t && !t->path))
+				continue;
+			if (!t) {
+				warn(set, "%s needs the a.out library %s, which the "
+					  "program does not load", l->path,
+				     needs[j].name);
+				continue;
+			}
+			have = word_at(&t->a, needs[j].jump_table, &ok);
+			libs_version_str(have, hs, sizeof hs);
+			libs_version_str(needs[j].version, ws, sizeof ws);
+			if (!ok)
+				warn(set, "%s needs %s with its jump table at 0x%08x, "
+					  "outside %s", l->path, needs[j].name,
+				     needs[j].jump_table, t->path);
+			else if (MAJOR(have) != MAJOR(needs[j].version) ||
+				 MINOR(have) < MINOR(needs[j].version) ||
+				 (needs[j].exact &&
+				  have != (needs[j].version | LIBS_CLASSIC_BIT)))
+				warn(set, "%s was built against %s %s%s, and %s is "
+					  "version %s", l->path, needs[j].name, ws,
+				     needs[j].exact ? " exactly" : " or later",
+				     t->path, hs);
+		}
+	}
 }
 
 static int check_overlaps(const struct libset *set, uint32_t lo, uint32_t hi,
@@ -686,6 +849,7 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 	struct search s;
 
 	set->n = 0;
+	set->warnings[0] = 0;
 	/* their symbols go nowhere, but -s should not fail on them either */
 	set->parse_flags = prog->no_symbols ? AOUT_PARSE_NO_SYMBOLS : 0;
 	if (!n)
@@ -701,22 +865,9 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 	for (size_t i = 0; i < n; i++)
 		if (add_lib(set, &needs[i], "the program", &s, missing_ok, d))
 			goto fail;
-	/* The libraries' own needs; set->n grows while we walk it. */
-	for (size_t i = 0; i < set->n; i++) {
-		struct lib *l = &set->libs[i];
-		char by[STUB_LIB_NAME];
-
-		if (!l->path)
-			continue;
-		snprintf(by, sizeof by, "%s", l->name);
-		n = libs_scan(&l->a, needs, LIBS_MAX_NEEDS);
-		for (size_t j = 0; j < n; j++)
-			if (strcmp(needs[j].name, by) != 0 &&
-			    add_lib(set, &needs[j], by, &s, missing_ok, d))
-				goto fail;
-	}
 	if (check_overlaps(set, image_lo, image_hi, d))
 		goto fail;
+	check_library_needs(set);
 	search_close(&s);
 	return 0;
 fail:

@@ -45,13 +45,19 @@ struct lib_need {
 size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max);
 int libs_wants_ldso(const struct aout *a);
 
+#define LIBS_MAX_ALIASES 7
+
 struct lib {
-	char name[STUB_LIB_NAME];
+	char name[STUB_LIB_NAME]; /* the first name it was asked for */
+	/* other names the program gives the same file (or the same bytes) */
+	char aliases[LIBS_MAX_ALIASES][STUB_LIB_NAME];
+	size_t naliases;
 	char *path; /* NULL when not found */
 	struct input in;
 	struct aout a;
 	uint32_t start, len, bss_len; /* page multiples, as uselib maps it */
 	uint32_t version, needed;     /* found, and the highest needed */
+	int exact;                    /* needed is wanted exactly */
 	char needed_by[STUB_LIB_NAME];
 };
 
@@ -59,6 +65,9 @@ struct libset {
 	size_t n;
 	struct lib libs[STUB_MAX_LIBS];
 	unsigned parse_flags; /* the program's: AOUT_PARSE_NO_SYMBOLS or 0 */
+	/* lines "WHAT\n": what the libraries' own libentries ask for and
+	 * will not get */
+	char warnings[1024];
 };
 
 /*
@@ -69,10 +78,11 @@ struct libset {
  *  - NAME's last component in each of dirs (-L);
  *  - then in each customary folder (STUB_CUSTOMARY_DIRS), under sysroot
  *    when one is given, resolved there as above;
- * the first regular file that can be read is the library.  Follows the
- * libraries' own needs, checks versions and address ranges against each
- * other and [image_lo, image_hi).  With missing_ok, a library that is
- * not found is left with path NULL instead of failing.
+ * the first regular file that can be read is the library; one file
+ * under two names is one library.  Checks the versions, and the address
+ * ranges against each other and [image_lo, image_hi).  The libraries' own libentries are not loaded
+ * (no loader did), only warned about.  With missing_ok, a library that
+ * is not found is left with path NULL instead of failing.
  */
 int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 		 const char *const *dirs, size_t ndirs, const char *sysroot,

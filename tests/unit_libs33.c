@@ -3,7 +3,8 @@
  * through the __SHARED_LIBRARIES__ set whatever their names, the lookup
  * by the name the program gives (-L, customary folders, a sysroot whose
  * absolute symbolic links stay inside it), one library under two names,
- * and libraries that load_aout_library took wherever they were.
+ * the libraries' own libentries only warned about, and libraries that
+ * load_aout_library took wherever they were.
  *
  * Images are built in memory (aoutgen, libimg); the lookups run in small
  * temporary trees with real symbolic links.
@@ -649,6 +650,183 @@ static void test_shadowed_in(void)
 	tree_free(&t);
 }
 
+/* ==== one library under several names ==== */
+
+/* A program whose set names each of names (jump table at LIB_A). */
+static int prog_naming(struct img *m, const char *const *names, size_t n,
+		       uint32_t jump2)
+{
+	uint32_t e[12];
+
+	img_qprogram(m);
+	e[0] = m->data_addr - 4;
+	for (size_t i = 0; i < n; i++)
+		e[i + 1] = record(m, 0x100 + 16 * (uint32_t)i, names[i], "4.0",
+				  i == 1 ? jump2 : JUMP(LIB_A), 0x10000);
+	put_set(m, 0x40, e, (uint32_t)n + 1);
+	return img_parse(m, AOUT_EXEC);
+}
+
+static void test_identity(void)
+{
+	struct tree t;
+	struct img m;
+	struct libset set;
+	struct diag d = { "" };
+	char msg[512];
+
+	tree_make(&t);
+	put_lib(t.root, "lib/libc.so.4.4.1", LIB_A, 0x10000);
+	put_link(t.root, "lib/libc.so.4", "libc.so.4.4.1");
+	put_link(t.root, "usr/lib/libc.so.4", "/lib/libc.so.4.4.1");
+	char *want = in_real(&t, "lib/libc.so.4.4.1");
+
+	/* two names, one file: one library, its names kept */
+	static const char *const two[] = { "/lib/libc.so.4", "/usr/lib/libc.so.4" };
+	if (prog_naming(&m, two, 2, JUMP(LIB_A)) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, NULL, 0, t.root,
+					     0, &set, &d), 0);
+		CHECK_U(set.n, 1);
+		CHECK_STR(set.libs[0].name, "/lib/libc.so.4");
+		CHECK_U(set.libs[0].naliases, 1);
+		CHECK_STR(set.libs[0].aliases[0], "/usr/lib/libc.so.4");
+		CHECK_STR(set.libs[0].path, want);
+		CHECK_STR(set.warnings, "");
+		libs_free(&set);
+	}
+	img_free(&m);
+	/* its jump table checked for each name */
+	if (prog_naming(&m, two, 2, JUMP(LIB_A) + 0x10000) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, NULL, 0, t.root,
+					     0, &set, &d), -1);
+		snprintf(msg, sizeof msg, "%s: the jump table 0x61010040 that the "
+			 "program uses is not in this library "
+			 "(0x61000000-0x61003000)", want);
+		CHECK_STR(d.msg, msg);
+	}
+	img_free(&m);
+
+	/* two files of the same bytes: one library */
+	put_lib(t.ldir, "libc.so.4", LIB_A, 0x10000);
+	static const char *const copies[] = { "/lib/libc.so.4", "libc.so.4" };
+	const char *dirs[] = { t.ldir };
+	if (prog_naming(&m, copies, 2, JUMP(LIB_A)) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, dirs, 1, t.root,
+					     0, &set, &d), 0);
+		CHECK_U(set.n, 1);
+		CHECK_U(set.libs[0].naliases, 1);
+		CHECK_STR(set.libs[0].aliases[0], "libc.so.4");
+		libs_free(&set);
+	}
+	img_free(&m);
+
+	/* two different files at the same addresses: the overlap, both named */
+	char *other = sub(t.ldir, "libc.so.4");
+	put_lib(t.dir, "L/libc.so.4.tmp", LIB_A, 0x10001);
+	char *tmp = sub(t.ldir, "libc.so.4.tmp");
+	CU_ASSERT_EQUAL(rename(tmp, other), 0);
+	if (prog_naming(&m, copies, 2, JUMP(LIB_A)) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, dirs, 1, t.root,
+					     0, &set, &d), -1);
+		snprintf(msg, sizeof msg, "%s (0x61000000-0x61006000) overlaps %s "
+			 "(0x61000000-0x61006000)", other, want);
+		CHECK_STR(d.msg, msg);
+	}
+	img_free(&m);
+
+	/* more names than a library keeps */
+	static const char *const many[] = { "/lib/libc.so.4", "//lib/libc.so.4",
+		"///lib/libc.so.4", "/usr/lib/libc.so.4", "//usr/lib/libc.so.4",
+		"/lib/./libc.so.4", "/lib/../lib/libc.so.4", "/usr/../lib/libc.so.4",
+		"/usr/lib/./libc.so.4" };
+	if (prog_naming(&m, many, 9, JUMP(LIB_A)) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, NULL, 0, t.root,
+					     0, &set, &d), -1);
+		snprintf(msg, sizeof msg, "names %s under more than 8 names", want);
+		CHECK_STR(d.msg, msg);
+		CHECK_U(set.n, 0);
+	}
+	img_free(&m);
+	if (prog_naming(&m, many, 8, JUMP(LIB_A)) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, NULL, 0, t.root,
+					     0, &set, &d), 0);
+		CHECK_U(set.n, 1);
+		CHECK_U(set.libs[0].naliases, LIBS_MAX_ALIASES);
+		libs_free(&set);
+	}
+	img_free(&m);
+	free(want);
+	free(other);
+	free(tmp);
+	tree_free(&t);
+}
+
+/* libm names libc by its bare name, the program by its path: one libc. */
+static void test_library_records(void)
+{
+	struct tree t;
+	struct img m, lib;
+	struct libset set;
+	struct diag d = { "" };
+	char msg[512];
+	static const char *const names[] = { "/lib/libm.so.4", "/lib/libc.so.4" };
+
+	tree_make(&t);
+	put_lib(t.root, "lib/libc.so.4", LIB_A, 0x40191);
+	char *libc = in_real(&t, "lib/libc.so.4"), *libm = in_real(&t, "lib/libm.so.4");
+
+	for (int k = 0; k < 4; k++) {
+		/* libm's set: libc 4.4.1, then 4.4.2, then with its jump table
+		 * elsewhere, then a library the program does not name */
+		static const struct {
+			const char *name;
+			uint32_t jump, vers;
+		} rec[] = {
+			{ "libc.so.4", JUMP(LIB_A), 0x40191 },
+			{ "libc.so.4", JUMP(LIB_A), 0x40192 },
+			{ "libc.so.4", LIB_C, 0x40191 },
+			{ "/lib/libX11.so.3", LIB_C, 0x30000 },
+		};
+		img_library(&lib, LIB_B, 0x40191);
+		uint32_t e[1] = { record(&lib, 0x100, rec[k].name, "DLL Jump 4.4pl1",
+					 rec[k].jump, rec[k].vers) };
+		put_set(&lib, 0x40, e, 1);
+		free(img_write(&lib, t.root, "lib/libm.so.4"));
+		img_free(&lib);
+
+		img_qprogram(&m);
+		uint32_t p[3] = { m.data_addr - 4,
+				  record(&m, 0x100, names[0], "4.0", JUMP(LIB_B), 0x40000),
+				  record(&m, 0x110, names[1], "4.0", JUMP(LIB_A), 0x40001) };
+		put_set(&m, 0x40, p, 3);
+		if (img_parse(&m, AOUT_EXEC) == 0) {
+			CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, NULL, 0,
+						     t.root, 0, &set, &d), 0);
+			CHECK_U(set.n, 2);
+			if (k == 0)
+				msg[0] = 0;
+			else if (k == 1)
+				snprintf(msg, sizeof msg, "%s was built against "
+					 "libc.so.4 4.4.2 or later, and %s is "
+					 "version 4.4.1\n", libm, libc);
+			else if (k == 2)
+				snprintf(msg, sizeof msg, "%s needs libc.so.4 with "
+					 "its jump table at 0x63000000, outside %s\n",
+					 libm, libc);
+			else
+				snprintf(msg, sizeof msg, "%s needs the a.out library "
+					 "/lib/libX11.so.3, which the program does "
+					 "not load\n", libm);
+			CHECK_STR(set.warnings, msg);
+			libs_free(&set);
+		}
+		img_free(&m);
+	}
+	free(libc);
+	free(libm);
+	tree_free(&t);
+}
+
 /* ==== libraries where load_aout_library took them ==== */
 
 static void test_libemu(void)
@@ -731,6 +909,8 @@ int unit_libs33_register(void)
 		UNIT_TEST(test_lookup_errors),
 		UNIT_TEST(test_lookup_without_openat2),
 		UNIT_TEST(test_shadowed_in),
+		UNIT_TEST(test_identity),
+		UNIT_TEST(test_library_records),
 		UNIT_TEST(test_libemu),
 		UNIT_END,
 	};
