@@ -14,7 +14,6 @@
 #endif
 #endif
 
-
 #include "libs.h"
 
 const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
@@ -213,13 +212,47 @@ size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max)
 	return n;
 }
 
-int libs_wants_ldso(const struct aout *a)
+/* needle (its NUL included when with_nul) in a's text and data */
+static int holds(const struct aout *a, const char *needle, int with_nul)
 {
-	static const char ldso[] = "/lib/ld.so";
 	const uint8_t *p = a->buf + a->text_off;
 	size_t len = (size_t)a->h.text + a->h.data;
 
-	return memmem(p, len, ldso, sizeof ldso) != NULL;
+	return memmem(p, len, needle, strlen(needle) + (with_nul ? 1 : 0)) != NULL;
+}
+
+int libs_wants_ldso(const struct aout *a)
+{
+	return holds(a, "/lib/ld.so", 1);
+}
+
+enum libs_loader libs_loader_of(const struct aout *a)
+{
+	if (libs_wants_ldso(a))
+		return LIBS_LDSO;
+	/* the warning only libc 4.4's crt0 prints */
+	if (holds(a, ": incompatible minor version numbers (", 0))
+		return LIBS_CRT0_SLACKWARE;
+	return LIBS_CRT0_SLS;
+}
+
+enum libs_verdict libs_judge(enum libs_loader loader, uint32_t found,
+			     const struct lib_need *need)
+{
+	/* only the SLS crt0 knows the CLASSIC bit: the very word it linked */
+	if (loader == LIBS_CRT0_SLS && need->exact)
+		return found == (need->version | LIBS_CLASSIC_BIT) ? LIBS_FITS :
+								   LIBS_REFUSED_EXACT;
+	if (MAJOR(found) != MAJOR(need->version))
+		return LIBS_REFUSED_MAJOR;
+	if (MINOR(found) >= MINOR(need->version))
+		return LIBS_FITS;
+	if (loader == LIBS_CRT0_SLS)
+		return LIBS_REFUSED_OLDER;
+	/* ld.so looks at x of major.x.y only */
+	if (loader == LIBS_LDSO && MINOR(found) / 100 >= MINOR(need->version) / 100)
+		return LIBS_OLDER_QUIET;
+	return LIBS_OLDER_WARNED;
 }
 
 int libs_is_library(const struct aout *a)
@@ -595,27 +628,77 @@ static int find_lib(const char *name, struct search *s, unsigned parse_flags,
 	return rc;
 }
 
-/* The version l has where need looks: at least the one it needs. */
-static int check_version(const struct lib *l, const struct lib_need *need,
-			 const char *needed_by, struct diag *d)
+/* ---- versions ---- */
+
+static int refuse(const struct lib *l, uint32_t have, const struct lib_need *need,
+		  enum libs_loader loader, enum libs_verdict v, struct diag *d)
 {
-	char hs[32], ws[32];
+	char hs[32], ws[32], how[80];
+
+	libs_version_str(have, hs, sizeof hs);
+	libs_version_str(need->version, ws, sizeof ws);
+	if (loader == LIBS_LDSO)
+		snprintf(how, sizeof how, "its ld.so refuses it (\"Require major "
+			 "version %u and found %u\")", MAJOR(need->version),
+			 MAJOR(have));
+	else
+		snprintf(how, sizeof how, "its crt0 refuses it (\"Incompatible "
+			 "version.\")");
+	if (v == LIBS_REFUSED_MAJOR)
+		return diag_set(d, "%s is version %s, the program needs major "
+				   "version %u; %s", l->path, hs,
+				MAJOR(need->version), how);
+	if (v == LIBS_REFUSED_EXACT)
+		return diag_set(d, "%s is version %s (0x%08x), the program needs "
+				   "exactly %s (0x%08x); %s", l->path, hs, have, ws,
+				need->version | LIBS_CLASSIC_BIT, how);
+	return diag_set(d, "%s is version %s, older than the %s that the program "
+			   "needs; %s", l->path, hs, ws, how);
+}
+
+/* An older library the program runs with: what its loader says of it. */
+static void warn_older(struct libset *set, const struct lib *l, uint32_t have,
+		       const struct lib_need *need, enum libs_loader loader,
+		       enum libs_verdict v)
+{
+	char hs[32], ws[32], says[LIBS_NAME_MAX + LIBS_AVERS_MAX + 80];
+
+	libs_version_str(have, hs, sizeof hs);
+	libs_version_str(need->version, ws, sizeof ws);
+	if (v == LIBS_OLDER_QUIET)
+		snprintf(says, sizeof says, "its ld.so says nothing (it compares "
+			 "only x of major.x.y)");
+	else if (loader == LIBS_LDSO)
+		snprintf(says, sizeof says, "its ld.so warns \"Desire minor "
+			 "version >= %u and found %u\"", MINOR(need->version) / 100,
+			 MINOR(have) / 100);
+	else
+		snprintf(says, sizeof says, "its crt0 warns \"Warning: <program>: "
+			 "%s: incompatible minor version numbers (%s).\"",
+			 need->name, need->avers);
+	warn(set, "%s is version %s, older than the %s that the program needs: "
+		  "it runs, and %s", l->path, hs, ws, says);
+}
+
+/* The version l has where need looks, judged as loader will. */
+static int check_version(struct libset *set, const struct lib *l,
+			 const struct lib_need *need, const char *needed_by,
+			 enum libs_loader loader, struct diag *d)
+{
 	int ok;
 	uint32_t have = word_at(&l->a, need->jump_table, &ok);
+	enum libs_verdict v;
 
 	if (!ok)
 		return diag_set(d, "%s: the jump table 0x%08x that %s uses is not "
 				   "in this library (0x%08x-0x%08x)", l->path,
 				need->jump_table, needed_by, l->start,
 				l->start + l->len);
-	libs_version_str(have, hs, sizeof hs);
-	libs_version_str(need->version, ws, sizeof ws);
-	if (MAJOR(have) != MAJOR(need->version))
-		return diag_set(d, "%s is version %s, %s needs major version %u",
-				l->path, hs, needed_by, MAJOR(need->version));
-	if (MINOR(have) < MINOR(need->version))
-		return diag_set(d, "%s is version %s, older than the %s that %s "
-				   "needs", l->path, hs, ws, needed_by);
+	v = libs_judge(loader, have, need);
+	if (v >= LIBS_REFUSED_MAJOR)
+		return refuse(l, have, need, loader, v, d);
+	if (v != LIBS_FITS)
+		warn_older(set, l, have, need, loader, v);
 	return 0;
 }
 
@@ -724,8 +807,8 @@ static struct lib *lib_for(struct libset *set, const struct lib_need *need,
 }
 
 static int add_lib(struct libset *set, const struct lib_need *need,
-		   const char *needed_by, struct search *s, int missing_ok,
-		   struct diag *d)
+		   const char *needed_by, struct search *s, enum libs_loader loader,
+		   int missing_ok, struct diag *d)
 {
 	struct lib *l;
 
@@ -736,7 +819,8 @@ static int add_lib(struct libset *set, const struct lib_need *need,
 	l = lib_for(set, need, s, missing_ok, d);
 	if (!l)
 		return -1;
-	if (l->path && need->version && check_version(l, need, needed_by, d))
+	if (l->path && need->version &&
+	    check_version(set, l, need, needed_by, loader, d))
 		return -1;
 	if (need->version > l->needed) {
 		l->needed = need->version;
@@ -797,10 +881,7 @@ static void check_library_needs(struct libset *set)
 				warn(set, "%s needs %s with its jump table at 0x%08x, "
 					  "outside %s", l->path, needs[j].name,
 				     needs[j].jump_table, t->path);
-			else if (MAJOR(have) != MAJOR(needs[j].version) ||
-				 MINOR(have) < MINOR(needs[j].version) ||
-				 (needs[j].exact &&
-				  have != (needs[j].version | LIBS_CLASSIC_BIT)))
+			else if (libs_judge(LIBS_CRT0_SLS, have, &needs[j]) != LIBS_FITS)
 				warn(set, "%s was built against %s %s%s, and %s is "
 					  "version %s", l->path, needs[j].name, ws,
 				     needs[j].exact ? " exactly" : " or later",
@@ -846,6 +927,7 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 {
 	struct lib_need needs[LIBS_MAX_NEEDS];
 	size_t n = libs_scan(prog, needs, LIBS_MAX_NEEDS);
+	enum libs_loader loader = libs_loader_of(prog);
 	struct search s;
 
 	set->n = 0;
@@ -856,14 +938,14 @@ int libs_resolve(const struct aout *prog, uint32_t image_lo, uint32_t image_hi,
 		return 0;
 	if (search_open(&s, dirs, ndirs, sysroot, d))
 		return -1;
-	if (libs_wants_ldso(prog)) {
+	if (loader == LIBS_LDSO) {
 		struct lib_need ldso = { .name = "ld.so" };
 
-		if (add_lib(set, &ldso, "the program", &s, missing_ok, d))
+		if (add_lib(set, &ldso, "the program", &s, loader, missing_ok, d))
 			goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (add_lib(set, &needs[i], "the program", &s, missing_ok, d))
+		if (add_lib(set, &needs[i], "the program", &s, loader, missing_ok, d))
 			goto fail;
 	if (check_overlaps(set, image_lo, image_hi, d))
 		goto fail;

@@ -45,6 +45,26 @@ struct lib_need {
 size_t libs_scan(const struct aout *a, struct lib_need *out, size_t max);
 int libs_wants_ldso(const struct aout *a);
 
+/* Who checks the versions when the program starts, found in its bytes. */
+enum libs_loader {
+	LIBS_CRT0_SLS,       /* libc 4.0-4.3 crt0: CLASSIC exact, an older minor fatal */
+	LIBS_CRT0_SLACKWARE, /* libc 4.4 crt0: an older minor only warned about */
+	LIBS_LDSO,           /* ld.so 1.x: an older x of major.x.y only warned about */
+};
+enum libs_loader libs_loader_of(const struct aout *a);
+
+/* What that loader does with a library of version found. */
+enum libs_verdict {
+	LIBS_FITS,          /* runs, nothing said */
+	LIBS_OLDER_QUIET,   /* older, yet runs without a word (ld.so: older y) */
+	LIBS_OLDER_WARNED,  /* older, runs after the loader's own warning */
+	LIBS_REFUSED_MAJOR, /* another major version: exit 128 */
+	LIBS_REFUSED_EXACT, /* CLASSIC and not that very version: exit 128 */
+	LIBS_REFUSED_OLDER, /* an older minor: exit 128 */
+};
+enum libs_verdict libs_judge(enum libs_loader loader, uint32_t found,
+			     const struct lib_need *need);
+
 #define LIBS_MAX_ALIASES 7
 
 struct lib {
@@ -65,8 +85,8 @@ struct libset {
 	size_t n;
 	struct lib libs[STUB_MAX_LIBS];
 	unsigned parse_flags; /* the program's: AOUT_PARSE_NO_SYMBOLS or 0 */
-	/* lines "WHAT\n": what the libraries' own libentries ask for and
-	 * will not get */
+	/* lines "WHAT\n": older versions the program runs with, and what
+	 * the libraries' own libentries ask for and will not get */
 	char warnings[1024];
 };
 
@@ -79,8 +99,9 @@ struct libset {
  *  - then in each customary folder (STUB_CUSTOMARY_DIRS), under sysroot
  *    when one is given, resolved there as above;
  * the first regular file that can be read is the library; one file
- * under two names is one library.  Checks the versions, and the address
- * ranges against each other and [image_lo, image_hi).  The libraries' own libentries are not loaded
+ * under two names is one library.  Checks the versions as prog's own
+ * crt0 or ld.so will, and the address ranges against each other and
+ * [image_lo, image_hi).  The libraries' own libentries are not loaded
  * (no loader did), only warned about.  With missing_ok, a library that
  * is not found is left with path NULL instead of failing.
  */

@@ -3,8 +3,10 @@
  * through the __SHARED_LIBRARIES__ set whatever their names, the lookup
  * by the name the program gives (-L, customary folders, a sysroot whose
  * absolute symbolic links stay inside it), one library under two names,
- * the libraries' own libentries only warned about, and libraries that
- * load_aout_library took wherever they were.
+ * versions judged as the program's own crt0 or ld.so judged them, the
+ * libraries' own libentries only warned about, libraries that
+ * load_aout_library took wherever they were, and what --info and a
+ * conversion say of all that.
  *
  * Images are built in memory (aoutgen, libimg); the lookups run in small
  * temporary trees with real symbolic links.
@@ -29,12 +31,14 @@
 #include "aout.h"
 #include "aoutgen.h"
 #include "convert.h"
+#include "info.h"
 #include "libimg.h"
 #include "libs.h"
 #include "unit.h"
 
 #define HINT "; give its directory with -L DIR, or the old system's root " \
 	     "with --sysroot DIR"
+#define CRT0_REFUSES "; its crt0 refuses it (\"Incompatible version.\")"
 #define CUSTOMARY "/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib"
 #define IN_ROOT "=/usr/i486-linuxaout/lib:=/usr/i486-linux/lib:=/lib:=/usr/lib"
 #define CLASSIC LIBS_CLASSIC_BIT
@@ -292,6 +296,82 @@ static void test_fallback(void)
 	img_qprogram(&m);
 	img_need(&m, 0, name, 0x60000000u, 0x40000);
 	CHECK_U(scan1(&m, &need), 0);
+}
+
+/* ==== the loaders ==== */
+
+static void test_loader_of(void)
+{
+	static const struct {
+		const char *text; /* in the data, NUL included */
+		enum libs_loader want;
+	} c[] = {
+		{ NULL, LIBS_CRT0_SLS },
+		{ "/lib/ld.so", LIBS_LDSO },
+		{ "Warning: ", LIBS_CRT0_SLS },
+		{ ": incompatible minor version numbers (", LIBS_CRT0_SLACKWARE },
+		{ ": incompatible minor version numbers", LIBS_CRT0_SLS },
+	};
+	struct img m;
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		img_qprogram(&m);
+		if (c[i].text)
+			img_str(&m, c[i].text);
+		if (img_parse(&m, AOUT_EXEC) == 0)
+			CHECK_U(libs_loader_of(&m.a), c[i].want);
+		img_free(&m);
+	}
+	/* both: ld.so decides */
+	img_qprogram(&m);
+	img_str(&m, ": incompatible minor version numbers (");
+	aoutgen_put_bytes(&m.g, m.g.text_off + 0x100, "/lib/ld.so", 11);
+	if (img_parse(&m, AOUT_EXEC) == 0)
+		CHECK_U(libs_loader_of(&m.a), LIBS_LDSO);
+	img_free(&m);
+}
+
+static void test_judge(void)
+{
+	enum { SLS = LIBS_CRT0_SLS, SLACK = LIBS_CRT0_SLACKWARE, LDSO = LIBS_LDSO };
+	static const struct {
+		int loader;
+		uint32_t found, needed;
+		int exact;
+		enum libs_verdict want;
+	} c[] = {
+		/* the same, or newer: runs everywhere */
+		{ SLS, 0x40191, 0x40191, 0, LIBS_FITS },
+		{ SLS, 0x402be, 0x40001, 0, LIBS_FITS },
+		{ SLACK, 0x402be, 0x40191, 0, LIBS_FITS },
+		{ LDSO, 0x402be, 0x40273, 0, LIBS_FITS },
+		/* another major: refused everywhere, older or newer */
+		{ SLS, 0x50000, 0x40001, 0, LIBS_REFUSED_MAJOR },
+		{ SLACK, 0x30000, 0x40191, 0, LIBS_REFUSED_MAJOR },
+		{ LDSO, 0x50000, 0x40273, 0, LIBS_REFUSED_MAJOR },
+		/* an older minor: fatal to SLS, a warning elsewhere */
+		{ SLS, 0x40190, 0x40191, 0, LIBS_REFUSED_OLDER },
+		{ SLACK, 0x40190, 0x40191, 0, LIBS_OLDER_WARNED },
+		{ SLACK, 0x40000, 0x40191, 0, LIBS_OLDER_WARNED },
+		{ LDSO, 0x40191, 0x40273, 0, LIBS_OLDER_WARNED },
+		/* ld.so compares x of major.x.y: 4.4.1 for 4.4.4 is silent */
+		{ LDSO, 0x40191, 0x40194, 0, LIBS_OLDER_QUIET },
+		/* CLASSIC: the very word, for the SLS crt0 only */
+		{ SLS, CLASSIC | 0x40000, 0x40000, 1, LIBS_FITS },
+		{ SLS, 0x40000, 0x40000, 1, LIBS_REFUSED_EXACT },
+		{ SLS, 0x40191, 0x40000, 1, LIBS_REFUSED_EXACT },
+		{ SLACK, 0x40191, 0x40000, 1, LIBS_FITS },
+		{ LDSO, 0x40191, 0x40000, 1, LIBS_FITS },
+		{ LDSO, 0x50191, 0x40000, 1, LIBS_REFUSED_MAJOR },
+		/* the CLASSIC bit of a library's word is no part of its major */
+		{ SLACK, CLASSIC | 0x40191, 0x40191, 0, LIBS_FITS },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct lib_need need = { .version = c[i].needed, .exact = c[i].exact };
+
+		CHECK_U(libs_judge((enum libs_loader)c[i].loader, c[i].found, &need),
+			c[i].want);
+	}
 }
 
 /* ==== the lookup ==== */
@@ -827,6 +907,103 @@ static void test_library_records(void)
 	tree_free(&t);
 }
 
+/* ==== versions, as the program's loader judges them ==== */
+
+/* A program of loader family k needing libx.so.1 (needed, exact). */
+static int family_prog(struct img *m, enum libs_loader k, uint32_t needed)
+{
+	img_qprogram(m);
+	uint32_t e[2] = { m->data_addr - 4,
+			  record(m, 0x100, "libx.so.1", "DLL Jump 1.2pl3",
+				 JUMP(LIB_A), needed) };
+	put_set(m, 0x40, e, 2);
+	if (k == LIBS_LDSO)
+		img_str(m, "/lib/ld.so");
+	if (k == LIBS_CRT0_SLACKWARE)
+		img_str(m, ": incompatible minor version numbers (");
+	return img_parse(m, AOUT_EXEC);
+}
+
+static void test_versions(void)
+{
+	static const struct {
+		enum libs_loader k;
+		uint32_t needed;
+		int rc;
+		const char *says; /* the message or warning after "PATH " */
+	} c[] = {
+		{ LIBS_CRT0_SLS, 0x100c8, 0, "" },
+		{ LIBS_CRT0_SLS, 0x100c9, -1, "is version 1.2.0, older than the "
+		  "1.2.1 that the program needs" CRT0_REFUSES },
+		{ LIBS_CRT0_SLS, 0x200c8, -1, "is version 1.2.0, the program needs "
+		  "major version 2" CRT0_REFUSES },
+		{ LIBS_CRT0_SLS, CLASSIC | 0x100c8, -1, "is version 1.2.0 "
+		  "(0x000100c8), the program needs exactly 1.2.0 (0x100100c8)"
+		  CRT0_REFUSES },
+		{ LIBS_CRT0_SLACKWARE, 0x100c9, 0, "is version 1.2.0, older than "
+		  "the 1.2.1 that the program needs: it runs, and its crt0 warns "
+		  "\"Warning: <program>: libx.so.1: incompatible minor version "
+		  "numbers (DLL Jump 1.2pl3).\"\n" },
+		{ LIBS_CRT0_SLACKWARE, 0x200c8, -1, "is version 1.2.0, the program "
+		  "needs major version 2" CRT0_REFUSES },
+		{ LIBS_CRT0_SLACKWARE, CLASSIC | 0x10000, 0, "" },
+		{ LIBS_LDSO, 0x1012c, 0, "is version 1.2.0, older than the 1.3.0 "
+		  "that the program needs: it runs, and its ld.so warns \"Desire "
+		  "minor version >= 3 and found 2\"\n" },
+		{ LIBS_LDSO, 0x100c9, 0, "is version 1.2.0, older than the 1.2.1 "
+		  "that the program needs: it runs, and its ld.so says nothing "
+		  "(it compares only x of major.x.y)\n" },
+		{ LIBS_LDSO, 0x200c8, -1, "is version 1.2.0, the program needs major "
+		  "version 2; its ld.so refuses it (\"Require major version 2 and "
+		  "found 1\")" },
+	};
+	struct tree t;
+	struct img m;
+	struct libset set;
+	struct diag d = { "" };
+	char want[512];
+	const char *dirs[1];
+
+	tree_make(&t);
+	dirs[0] = t.ldir;
+	put_lib(t.ldir, "libx.so.1", LIB_A, 0x100c8);
+	char *path = sub(t.ldir, "libx.so.1");
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		if (family_prog(&m, c[i].k, c[i].needed) == 0) {
+			/* ld.so itself is not there: allowed */
+			int rc = libs_resolve(&m.a, 0x1000, 0x7000, dirs, 1, NULL,
+					      1, &set, &d);
+
+			CHECK_U(rc, c[i].rc);
+			snprintf(want, sizeof want, "%s%s%s", c[i].says[0] ? path : "",
+				 c[i].says[0] ? " " : "", c[i].says);
+			if (rc == 0) {
+				CHECK_STR(set.warnings, want);
+				libs_free(&set);
+			} else {
+				want[sizeof d.msg - 1] = 0;
+				CHECK_MSG(&d, want);
+				CHECK_U(set.n, 0);
+			}
+		}
+		img_free(&m);
+	}
+	/* the very word of a classic library: taken */
+	put_lib(t.ldir, "libx.so.1", LIB_A, CLASSIC | 0x100c8);
+	if (family_prog(&m, LIBS_CRT0_SLS, CLASSIC | 0x100c8) == 0) {
+		CU_ASSERT_EQUAL(libs_resolve(&m.a, 0x1000, 0x7000, dirs, 1, NULL, 0,
+					     &set, &d), 0);
+		CHECK_U(set.n, 1);
+		CHECK_U(set.libs[0].exact, 1);
+		CHECK_STR(set.warnings, "");
+		libs_free(&set);
+	}
+	img_free(&m);
+	free(path);
+	tree_free(&t);
+}
+
 /* ==== libraries where load_aout_library took them ==== */
 
 static void test_libemu(void)
@@ -897,6 +1074,119 @@ static void test_libemu(void)
 	unit_rmtree(dir);
 }
 
+/* ==== what --info and a conversion say ==== */
+
+static void test_info_lines(void)
+{
+	struct tree t;
+	struct conv_options o;
+	struct conv_job j;
+	struct diag d = { "" };
+	struct img m;
+	char *text = NULL, want[2048];
+	size_t len = 0;
+	static const char *const names[] = { "/lib/libc.so.4", "/usr/lib/libc.so.4",
+					     "/lib/libc.so.4.0" };
+
+	tree_make(&t);
+	put_lib(t.root, "lib/libc.so.4.4.1", LIB_A, 0x10000);
+	put_link(t.root, "lib/libc.so.4", "/lib/libc.so.4.4.1");
+	put_link(t.root, "usr/lib/libc.so.4", "/lib/libc.so.4.4.1");
+	char *libc = in_real(&t, "lib/libc.so.4.4.1");
+
+	/* libc by two names, then 4.0 exactly, which is not there */
+	img_qprogram(&m);
+	uint32_t e[4] = { m.data_addr - 4,
+			  record(&m, 0x100, names[0], "4.0", JUMP(LIB_A), 0x10000),
+			  record(&m, 0x110, names[1], "4.0", JUMP(LIB_A), 0x10000),
+			  record(&m, 0x120, names[2], "4.0", JUMP(LIB_B),
+				 CLASSIC | 0x40000) };
+	put_set(&m, 0x40, e, 4);
+	img_str(&m, ": incompatible minor version numbers (");
+	char *prog = img_write(&m, t.dir, "prog");
+	memset(&o, 0, sizeof o);
+	o.sysroot = t.root;
+	if (conv_load(prog, &o, 1, &j, &d) == 0) {
+		FILE *f = open_memstream(&text, &len);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		info_print(f, prog, &j.a, &j.p, &j.libs);
+		fclose(f);
+		snprintf(want, sizeof want,
+			 "  Linking:          dynamic (uselib), 2 a.out libraries\n"
+			 "    /lib/libc.so.4, /usr/lib/libc.so.4 (1.0.0 or later, "
+			 "for the program) => %s (1.0.0) at 0x61000000-0x61006000\n"
+			 "    /lib/libc.so.4.0 (4.0.0 exactly, for the program) => "
+			 "not found\n"
+			 "  Load map", libc);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+		if (!strstr(text, want))
+			fprintf(stderr, "test_info_lines: got\n%s\n", text);
+		conv_job_free(&j);
+	} else {
+		CU_FAIL(d.msg);
+	}
+	free(text);
+	text = NULL;
+	img_free(&m);
+
+	/* a warning shows under the libraries */
+	img_qprogram(&m);
+	e[1] = record(&m, 0x100, names[0], "DLL Jump 1.0pl1", JUMP(LIB_A), 0x10001);
+	put_set(&m, 0x40, e, 2);
+	img_str(&m, ": incompatible minor version numbers (");
+	free(img_write(&m, t.dir, "prog"));
+	if (conv_load(prog, &o, 0, &j, &d) == 0) {
+		FILE *f = open_memstream(&text, &len);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		info_print(f, prog, &j.a, &j.p, &j.libs);
+		fclose(f);
+		snprintf(want, sizeof want, " at 0x61000000-0x61006000\n"
+			 "    warning: %s is version 1.0.0, older than the 1.0.1 "
+			 "that the program needs: it runs, and its crt0 warns "
+			 "\"Warning: <program>: /lib/libc.so.4: incompatible minor "
+			 "version numbers (DLL Jump 1.0pl1).\"\n  Load map", libc);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+		if (!strstr(text, want))
+			fprintf(stderr, "test_info_lines: got\n%s\n", text);
+		conv_job_free(&j);
+
+		/* and as a conversion's warning, on its output */
+		struct conv_result r;
+		char *out = sub(t.dir, "out");
+
+		CU_ASSERT_EQUAL(conv_file(prog, out, &o, &r), 0);
+		snprintf(want, sizeof want, "aout2elf: warning: %s: %s is version "
+			 "1.0.0, older than the 1.0.1 that the program needs: it "
+			 "runs, and its crt0 warns \"Warning: <program>: "
+			 "/lib/libc.so.4: incompatible minor version numbers (DLL "
+			 "Jump 1.0pl1).\"\n", out, libc);
+		/* (after the one on vm.mmap_min_addr, where 0x1000 is below it) */
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.warning, want));
+		if (!strstr(r.warning, want))
+			fprintf(stderr, "test_info_lines: got %s\n", r.warning);
+		/* quiet: none */
+		o.quiet = 1;
+		o.force = 1;
+		CU_ASSERT_EQUAL(conv_file(prog, out, &o, &r), 0);
+		CHECK_STR(r.warning, "");
+		/* the .comment says which sysroot */
+		char *c = conv_comment(&o);
+		snprintf(want, sizeof want, "(--sysroot %s)", t.root);
+		CU_ASSERT(c && strstr(c, want));
+		free(c);
+		free(out);
+	} else {
+		CU_FAIL(d.msg);
+	}
+	free(text);
+	img_free(&m);
+	free(prog);
+	free(libc);
+	tree_free(&t);
+}
+
 int unit_libs33_register(void)
 {
 	static const struct unit_test tests[] = {
@@ -904,6 +1194,8 @@ int unit_libs33_register(void)
 		UNIT_TEST(test_set_refused),
 		UNIT_TEST(test_set_limits),
 		UNIT_TEST(test_fallback),
+		UNIT_TEST(test_loader_of),
+		UNIT_TEST(test_judge),
 		UNIT_TEST(test_lookup_sysroot),
 		UNIT_TEST(test_lookup_order),
 		UNIT_TEST(test_lookup_errors),
@@ -911,7 +1203,9 @@ int unit_libs33_register(void)
 		UNIT_TEST(test_shadowed_in),
 		UNIT_TEST(test_identity),
 		UNIT_TEST(test_library_records),
+		UNIT_TEST(test_versions),
 		UNIT_TEST(test_libemu),
+		UNIT_TEST(test_info_lines),
 		UNIT_END,
 	};
 
