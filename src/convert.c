@@ -32,11 +32,8 @@ int conv_is_shared_library(const uint8_t *buf, size_t size)
 	struct aout a;
 	int lib = 0;
 
-	/* programs start below 0x40000000, jump-table libraries above */
-	if (size < AOUT_HEADER_SIZE ||
-	    aout_header_at(buf).entry < 0x40000000u)
-		return 0;
-	if (aout_parse_kind(buf, size, AOUT_SHLIB, &a, NULL) == 0) {
+	if (aout_parse_opts(buf, size, AOUT_SHLIB, AOUT_PARSE_NO_SYMBOLS, &a,
+			    NULL) == 0) {
 		lib = libs_is_library(&a);
 		aout_free(&a);
 	}
@@ -60,7 +57,7 @@ int conv_prepare(struct conv_job *j, const struct conv_options *o,
 	}
 	if (plan_build(&j->a, &o->plan, &j->p, d) ||
 	    libs_resolve(&j->a, j->p.min_addr, j->p.image_end, o->libdirs,
-			 o->nlibdirs, missing_ok, &j->libs, d) ||
+			 o->nlibdirs, o->sysroot, missing_ok, &j->libs, d) ||
 	    plan_add_libs(&j->p, &j->libs, &o->plan, o->libdirs, o->nlibdirs, d) ||
 	    elfw_check(&j->a, &j->p, stub_image, stub_image_size, d)) {
 		conv_job_free(j);
@@ -176,6 +173,8 @@ static void warnings(const char *dst, const struct conv_job *j,
 			add_warning(r, "%s: a.out library %s not found here; the "
 				    "program looks for it when it runs\n", dst,
 				    j->libs.libs[i].name);
+	for (const char *w = j->libs.warnings; *w; w = strchr(w, '\n') + 1)
+		add_warning(r, "%s: %.*s\n", dst, (int)strcspn(w, "\n"), w);
 }
 
 char *conv_comment(const struct conv_options *o)
@@ -193,6 +192,7 @@ char *conv_comment(const struct conv_options *o)
 
 	for (size_t i = 0; i < o->nlibdirs; i++)
 		len += 4 + strlen(o->libdirs[i]);
+	len += o->sysroot ? 11 + strlen(o->sysroot) : 0;
 	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
 		len += flag[i] ? 1 + strlen(flag[i]) : 0;
 	c = malloc(len);
@@ -202,6 +202,9 @@ char *conv_comment(const struct conv_options *o)
 	for (size_t i = 0; i < o->nlibdirs; i++)
 		at += sprintf(at, "%s-L %s", at == c + sizeof head - 1 ? " (" : " ",
 			      o->libdirs[i]);
+	if (o->sysroot)
+		at += sprintf(at, "%s--sysroot %s",
+			      at == c + sizeof head - 1 ? " (" : " ", o->sysroot);
 	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
 		if (flag[i])
 			at += sprintf(at, "%s%s", at == c + sizeof head - 1 ? " (" : " ",

@@ -26,6 +26,7 @@ struct conv_options {
 	struct plan_options plan;
 	const char *libdirs[CONV_MAX_LIBDIRS];
 	size_t nlibdirs;
+	const char *sysroot; /* --sysroot: the old system's root; NULL: none */
 	mode_t umask_bits;
 };
 

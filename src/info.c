@@ -3,6 +3,8 @@
  * program it converts to, or what an a.out shared library is and where
  * it loads.
  */
+#include <string.h>
+
 #include "info.h"
 #include "elfwrite.h"
 #include "input.h"
@@ -67,9 +69,12 @@ static void print_libs(FILE *out, const struct plan *p,
 		char have[32], want[32];
 
 		fprintf(out, "    %s", l->name);
+		for (size_t k = 0; k < l->naliases; k++)
+			fprintf(out, ", %s", l->aliases[k]);
 		if (l->needed) {
 			libs_version_str(l->needed, want, sizeof want);
-			fprintf(out, " (%s or later, for %s)", want, l->needed_by);
+			fprintf(out, " (%s %s, for %s)", want,
+				l->exact ? "exactly" : "or later", l->needed_by);
 		}
 		if (!l->path) {
 			fprintf(out, " => not found\n");
@@ -82,6 +87,13 @@ static void print_libs(FILE *out, const struct plan *p,
 		}
 		fprintf(out, " at 0x%08x-0x%08x\n", l->start,
 			l->start + l->len + l->bss_len);
+	}
+	for (const char *w = libs->warnings; *w; w = strchr(w, '\n') + 1) {
+		char line[sizeof libs->warnings], shown[4 * sizeof line];
+
+		snprintf(line, sizeof line, "%.*s", (int)strcspn(w, "\n"), w);
+		diag_escape(shown, sizeof shown, line);
+		fprintf(out, "    warning: %s\n", shown);
 	}
 	(void)p;
 }
