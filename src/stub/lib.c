@@ -38,12 +38,6 @@ void *memset(void *dst, int c, size_t n)
 	return dst;
 }
 
-uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 size_t str_len(const char *s)
 {
 	size_t n = 0;

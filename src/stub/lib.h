@@ -39,9 +39,6 @@ long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 void *memcpy(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
 
-/* A little-endian word. */
-uint32_t rd32(const unsigned char *p);
-
 size_t str_len(const char *s);
 int str_eq(const char *a, const char *b);
 int str_prefix(const char *s, const char *prefix);

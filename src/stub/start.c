@@ -21,6 +21,7 @@
  * Every failure ends the program with one line on stderr and status 127,
  * like a loader that could not start it; never with a bare signal.
  */
+#include "../aout_format.h"
 #include "stub.h"
 
 long start_call(const struct start *s, long nr, long a1, long a2, long a3,
@@ -75,15 +76,14 @@ static int runs_from(const struct start *s, const char *path)
 static uint32_t vdso_size(uint32_t ehdr)
 {
 	const uint8_t *e = (const uint8_t *)ehdr;
-	uint32_t phoff = rd32(e + ELF_E_PHOFF);
-	uint32_t phnum = e[ELF_E_PHNUM] | (uint32_t)e[ELF_E_PHNUM + 1] << 8;
+	uint32_t phoff = le32_at(e + ELF_E_PHOFF), phnum = le16_at(e + ELF_E_PHNUM);
 
-	if (rd32(e) != ELF_MAGIC || e[ELF_EI_CLASS] != ELF_CLASS32 || phnum > 16)
+	if (le32_at(e) != ELF_MAGIC || e[ELF_EI_CLASS] != ELF_CLASS32 || phnum > 16)
 		return 0;
 	for (uint32_t i = 0; i < phnum; i++) {
 		const uint8_t *ph = e + phoff + ELF_PHDR_SIZE * i;
-		if (rd32(ph + ELF_P_TYPE) == ELF_PT_LOAD)
-			return PAGE_UP(rd32(ph + ELF_P_VADDR) + rd32(ph + ELF_P_MEMSZ));
+		if (le32_at(ph + ELF_P_TYPE) == ELF_PT_LOAD)
+			return PAGE_UP(le32_at(ph + ELF_P_VADDR) + le32_at(ph + ELF_P_MEMSZ));
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
  * mapped from its file (load_library_file).  Once ld.so is mapped, its
  * open of /etc/ld.so.cache is trapped too (do_open_from_ldso).
  */
+#include "../aout_format.h"
 #include "stub.h"
 
 #define O_LIBRARY (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -40,29 +41,28 @@ static long map_lib_bss(uint32_t start, uint32_t len, uint32_t bss_len)
 
 static long load_library_file(int fd, struct stub_lib *out)
 {
-	unsigned char h[32];
-	long n = stub_syscall(NR_read, fd, (long)h, 32, 0, 0, 0);
+	uint8_t hb[AOUT_HEADER_SIZE];
+	long n = stub_syscall(NR_read, fd, (long)hb, AOUT_HEADER_SIZE, 0, 0, 0);
 
-	if (n != 32)
+	if (n != (long)AOUT_HEADER_SIZE)
 		return -ENOEXEC;
-	uint32_t info = rd32(h), text = rd32(h + 4), data = rd32(h + 8);
-	uint32_t bss = rd32(h + 12), syms = rd32(h + 16), entry = rd32(h + 20);
-	uint32_t magic = info & 0xffff;
-	uint32_t txtoff = magic == 0413 ? 1024 : 0;
+	struct aout_header h = aout_header_at(hb);
+	uint32_t magic = AOUT_INFO_MAGIC(h.info);
+	uint32_t txtoff = aout_text_offset(magic);
 	long size = stub_syscall(NR_lseek, fd, 0, SEEK_END, 0, 0, 0);
 
-	if ((magic != 0413 && magic != 0314) || rd32(h + 24) || rd32(h + 28) ||
-	    ((entry & 0xfff) && magic == 0413) || (info >> 24) ||
-	    (uint64_t)size < (uint64_t)text + data + syms + txtoff)
+	if ((magic != AOUT_ZMAGIC && magic != AOUT_QMAGIC) || h.trsize || h.drsize ||
+	    ((h.entry & 0xfff) && magic == AOUT_ZMAGIC) || AOUT_INFO_FLAGS(h.info) ||
+	    (uint64_t)size < (uint64_t)h.text + h.data + h.syms + txtoff)
 		return -ENOEXEC;
 
-	uint32_t start = entry & 0xfffff000u;
-	uint32_t len = PAGE_UP(text + data);
-	uint32_t bss_end = PAGE_UP(text + data + bss);
+	uint32_t start = aout_library_base(h.entry);
+	uint32_t len = PAGE_UP(h.text + h.data);
+	uint32_t bss_end = PAGE_UP(h.text + h.data + h.bss);
 	long r;
 
 	/* Above IMAGE_LIMIT live the stub and the stack: never map over them. */
-	if ((uint64_t)text + data + bss > IMAGE_LIMIT ||
+	if ((uint64_t)h.text + h.data + h.bss > IMAGE_LIMIT ||
 	    (uint64_t)start + bss_end > IMAGE_LIMIT)
 		return -ENOEXEC;
 
@@ -72,15 +72,15 @@ static long load_library_file(int fd, struct stub_lib *out)
 		if (r)
 			return r;
 		stub_syscall(NR_lseek, fd, (long)txtoff, SEEK_SET, 0, 0, 0);
-		for (uint32_t got = 0; got < text + data;) {
+		for (uint32_t got = 0; got < h.text + h.data;) {
 			n = stub_syscall(NR_read, fd, (long)(start + got),
-					 (long)(text + data - got), 0, 0, 0);
+					 (long)(h.text + h.data - got), 0, 0, 0);
 			if (n <= 0)
 				return n ? n : -ENOEXEC;
 			got += (uint32_t)n;
 		}
 	} else {
-		r = stub_syscall(NR_mmap2, (long)start, (long)(text + data), RWX,
+		r = stub_syscall(NR_mmap2, (long)start, (long)(h.text + h.data), RWX,
 				 MAP_PRIVATE | MAP_FIXED, fd, 0);
 		if ((uint32_t)r != start)
 			return r;
