@@ -13,9 +13,9 @@
  * MREMAP_DONTUNMAP leaves the staging mapped (emptied: its pages moved,
  * what is read there comes from the file again) instead of taking it
  * apart: splitting the stub's mapping from the text behind it and
- * removing the data's costs more than the move itself (about 3 us of a
- * start of 165-190 here).  Linux 5.13 and later take it for a file
- * mapping; older kernels say EINVAL.  The staging left counts
+ * removing the data's costs more than the move itself (make bench, the
+ * start-up rows, "converted / native").  Linux 5.13 and later take it for
+ * a file mapping; older kernels say EINVAL.  The staging left counts
  * against RLIMIT_AS and (the data) RLIMIT_DATA, so a limit the program
  * fits in without it says ENOMEM.  Either way the plain move follows, and
  * its error is the one reported.
@@ -36,8 +36,8 @@ static long move_pages(const struct start *s, uint32_t src, uint32_t len,
 /*
  * Moves that continue one another (QMAGIC's text and data) are first
  * tried as one mremap: Linux 6.17 and later move several mappings at
- * once, which saves a call that costs several microseconds; older
- * kernels refuse with EFAULT and get one call each.
+ * once, which saves a call at every start; older kernels refuse with
+ * EFAULT and get one call each.
  */
 static uint32_t moves_joined(const struct start *s, uint32_t i)
 {

@@ -18,9 +18,9 @@ long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 
 /*
  * rep movsb and rep stosb, not byte loops: brk_hybrid clears a page per
- * brk call that shrinks the heap, which a byte loop made about a
- * microsecond of every such call.  DF is clear: the ABI, and signal
- * delivery clears it.
+ * brk call that shrinks the heap, which a byte loop made noticeably
+ * dearer (make bench, row "one brk call, brk < 64K").  DF is clear: the
+ * ABI, and signal delivery clears it.
  */
 void *memcpy(void *dst, const void *src, size_t n)
 {

@@ -37,9 +37,8 @@ static void sigsys_to_itself(uint32_t *g, void *ucontext)
 }
 
 /*
- * rt_sigreturn is a system call of its own, and on a VM a dear one: a
- * trapped call took 1.4-1.46 times as long returning by it (make bench,
- * row "trapped call", on the VM this was written on).
+ * rt_sigreturn is a system call of its own, and a dear one (make bench,
+ * row "trapped call: back by rt_sigreturn / by the stub").
  * For a trap answered by registers alone the stub returns by itself
  * (stub_resume), restoring what rt_sigreturn would: the FPU state, the
  * general registers, eflags and %eip.  Not where rt_sigreturn does more:

@@ -192,8 +192,9 @@ static unsigned trap_rules(struct trap_rule *rules)
 		 * stub's.  Otherwise (a dynamic program with an exact brk) the
 		 * traps come while ld.so maps the libraries, before the
 		 * program's own code runs, and only what concerns SIGSYS itself
-		 * is: a handler per call would cost 4-5 us, and programs set
-		 * a handler for every signal at start.
+		 * is: programs set a handler for every signal at start, and
+		 * each would cost a trap (make bench, row "what a trap adds to
+		 * int $0x80, by the stub").
 		 */
 		static const uint8_t mask_calls[] = {
 			NR_sgetmask, NR_ssetmask, NR_sigsuspend, NR_sigprocmask,
@@ -270,8 +271,8 @@ void install_ldso_traps(const struct stub_lib *l)
  * ---- trapping brk cheaply: syscall user dispatch, then the filter ----
  *
  * Attaching a seccomp filter costs more than a trivial program takes to
- * run (about 40 us on the VM this was written on: the BPF JIT, and the
- * kernel's table of the filter's verdict for every system call).
+ * run (make bench, row "what attaching the filter costs": the BPF JIT,
+ * and the kernel's table of the filter's verdict for every system call).
  * Syscall user dispatch (Linux 5.11) costs one prctl: from then on every
  * system call made below IMAGE_LIMIT is a SIGSYS instead, which the stub
  * makes itself from the handler (the stub and the vDSO lie above, in the
