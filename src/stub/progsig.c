@@ -1,17 +1,21 @@
 /*
  * The program's own SIGSYS, and its signal masks, as the stub keeps them.
  *
- * The stub's handler must stay SIGSYS's while anything is trapped, so the
- * program's signal(), sigaction() and rt_sigaction() for SIGSYS are
- * trapped too and kept here (sigsys_action), and a SIGSYS that is not a
- * trap (kill, raise) is passed on to what the program asked for
- * (pass_on_sigsys).  A trap that finds SIGSYS blocked kills the program,
- * so SIGSYS is unblocked at start (unblock_sigsys) and, where brk is
- * trapped, every call that sets a mask is made without it (mask_call);
- * what the program asked for is kept here and shown back to it.  An
- * execve hands an ignored or blocked SIGSYS on (exec_call).
+ * The stub's handler must stay SIGSYS's while anything is trapped, and a
+ * trap that finds SIGSYS blocked kills the program.  So SIGSYS is
+ * unblocked at start (unblock_sigsys); the program's signal(),
+ * sigaction() and rt_sigaction() for SIGSYS are trapped and kept here
+ * (sigsys_action); where brk is trapped, every call that sets a mask is
+ * made without SIGSYS (mask_call), and what the program asked for is kept
+ * here and shown back to it; an execve hands an ignored or blocked SIGSYS
+ * on (exec_call).  A SIGSYS that is not a trap (kill, raise) goes to what
+ * the program asked for (pass_on_sigsys), or waits while it is blocked
+ * (deliver_released_sigsys).
  */
 #include "stub.h"
+
+/* a how no mask call takes (see unreadable_set) */
+#define BAD_HOW 0x7fffffff
 
 struct k_sigaction prog_sigsys;
 uint32_t prog_blocks_sigsys;
@@ -36,118 +40,6 @@ void unblock_sigsys(void)
 		die("unblocking SIGSYS", 0, r);
 	if (emulating_brk) /* the mask calls are the stub's: they report it */
 		prog_blocks_sigsys = was[0] & SIGSYS_BIT;
-}
-
-/* ---- a SIGSYS somebody sent ---- */
-
-static void raise_sigsys(void)
-{
-	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
-		     0, 0, 0);
-}
-
-/*
- * A handler without SA_SIGINFO, called as the kernel's old i386 frame called
- * it: the signal number, then struct sigcontext itself, which programs
- * of the a.out era read (void handler(int, struct sigcontext)) and
- * change for sigreturn to restore.  The copy is made at the bottom of
- * the stack, where the handler finds its arguments, and copied back into
- * the ucontext that rt_sigreturn restores.  sc: uc_mcontext.
- */
-static void call_old_style(uint32_t handler, uint32_t sig, uint32_t *sc)
-{
-	uint32_t frame[1 + SIGCONTEXT_WORDS];
-
-	frame[0] = sig;
-	memcpy(frame + 1, sc, sizeof frame - 4);
-	uint32_t *src = frame;
-
-	__asm__ volatile("subl %[bytes], %%esp\n\t"
-			 "movl %%eax, %%esi\n\t"
-			 "movl %%esp, %%edi\n\t"
-			 "movl %[words], %%ecx\n\t"
-			 "cld\n\t"
-			 "rep movsl\n\t"
-			 "movl %%eax, %%ebx\n\t" /* the handler keeps ebx */
-			 "call *%%edx\n\t"
-			 "movl %%esp, %%esi\n\t"
-			 "movl %%ebx, %%edi\n\t"
-			 "movl %[words], %%ecx\n\t"
-			 "cld\n\t"
-			 "rep movsl\n\t"
-			 "addl %[bytes], %%esp"
-			 : "+a"(src), "+d"(handler)
-			 : [bytes] "i"(sizeof frame), [words] "i"(sizeof frame / 4)
-			 : "ebx", "ecx", "esi", "edi", "memory", "cc");
-	memcpy(sc, frame + 1, sizeof frame - 4);
-}
-
-/* What the program's disposition says. */
-void pass_on_sigsys(int sig, void *info, void *ucontext)
-{
-	uint32_t handler = prog_sigsys.handler;
-
-	if (prog_blocks_sigsys) {
-		if (!sigsys_waiting) /* delivered when the program unblocks it */
-			memcpy(waiting_info, info, sizeof waiting_info);
-		sigsys_waiting = 1;
-		return;
-	}
-	if (handler == SIG_IGN)
-		return;
-	if (handler == SIG_DFL) {
-		/* die of it: SIGSYS is not blocked here (SA_NODEFER) */
-		struct k_sigaction dfl = { SIG_DFL, 0, 0, { 0, 0 } };
-
-		stub_syscall(NR_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
-		raise_sigsys();
-		return;
-	}
-	uint32_t flags = prog_sigsys.flags, was = prog_blocks_sigsys;
-	uint32_t block[2] = { prog_sigsys.mask[0] & ~SIGSYS_BIT, prog_sigsys.mask[1] };
-
-	if (flags & SA_RESETHAND)
-		prog_sigsys.handler = SIG_DFL;
-	/*
-	 * What the kernel blocks while the handler runs: its sa_mask, and
-	 * SIGSYS unless SA_NODEFER (SIGSYS in the stub's record only).  The
-	 * stub's own sigreturn puts the mask back; the record, here.
-	 */
-	if (block[0] | block[1])
-		stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, (long)block, 0, 8, 0, 0);
-	if (!(flags & SA_NODEFER) || (prog_sigsys.mask[0] & SIGSYS_BIT))
-		prog_blocks_sigsys = SIGSYS_BIT;
-	if (flags & SA_SIGINFO)
-		((void (*)(int, void *, void *))handler)(sig, info, ucontext);
-	else
-		call_old_style(handler, (uint32_t)sig, uc_gregs(ucontext));
-	prog_blocks_sigsys = was;
-	if (sigsys_waiting && !was) { /* sent while the handler ran */
-		sigsys_waiting = 0;
-		pass_on_sigsys(SIGSYS, waiting_info, ucontext);
-	}
-}
-
-/*
- * The kernel delivers a signal that waited as the call that unblocks it
- * returns, in the program's context: on_sigsys does, once the call's
- * result is in place.
- */
-static void release_waiting_sigsys(void)
-{
-	if (sigsys_waiting && !prog_blocks_sigsys)
-		release_waiting = 1;
-}
-
-/* 1 if a SIGSYS that waited was delivered now, once a mask call let it. */
-int deliver_released_sigsys(void *ucontext)
-{
-	if (!release_waiting)
-		return 0;
-	release_waiting = 0;
-	sigsys_waiting = 0;
-	pass_on_sigsys(SIGSYS, waiting_info, ucontext);
-	return 1;
 }
 
 /* ---- SIGSYS's own handler, as the program sets it ---- */
@@ -218,8 +110,6 @@ long sigsys_action(int nr, const uint32_t *g)
  * and shown back to it by the calls that report a mask; a SIGSYS sent
  * meanwhile waits here until the program unblocks it.
  */
-#define BAD_HOW 0x7fffffff
-
 static uint32_t sa_mask_sigsys[2]; /* bit sig-1: that handler's mask held SIGSYS */
 
 int is_mask_call(int nr, uint32_t arg0)
@@ -265,6 +155,17 @@ static void set_blocks_sigsys(uint32_t how, uint32_t asked)
 		prog_blocks_sigsys &= ~asked;
 	else
 		prog_blocks_sigsys = asked;
+}
+
+/*
+ * The kernel delivers a signal that waited as the call that unblocks it
+ * returns, in the program's context: on_sigsys does, once the call's
+ * result is in place.
+ */
+static void release_waiting_sigsys(void)
+{
+	if (sigsys_waiting && !prog_blocks_sigsys)
+		release_waiting = 1;
 }
 
 static long procmask_call(int nr, const uint32_t *g, void *ucontext)
@@ -440,4 +341,105 @@ long exec_call(const uint32_t *g)
 	if (ignored)
 		install_sigsys_handler(0);
 	return r;
+}
+
+/* ---- a SIGSYS somebody sent ---- */
+
+static void raise_sigsys(void)
+{
+	stub_syscall(NR_kill, stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0), SIGSYS, 0,
+		     0, 0, 0);
+}
+
+/*
+ * A handler without SA_SIGINFO, called as the kernel's old i386 frame called
+ * it: the signal number, then struct sigcontext itself, which programs
+ * of the a.out era read (void handler(int, struct sigcontext)) and
+ * change for sigreturn to restore.  The copy is made at the bottom of
+ * the stack, where the handler finds its arguments, and copied back into
+ * the ucontext that rt_sigreturn restores.  sc: uc_mcontext.
+ */
+static void call_old_style(uint32_t handler, uint32_t sig, uint32_t *sc)
+{
+	uint32_t frame[1 + SIGCONTEXT_WORDS];
+
+	frame[0] = sig;
+	memcpy(frame + 1, sc, sizeof frame - 4);
+	uint32_t *src = frame;
+
+	__asm__ volatile("subl %[bytes], %%esp\n\t"
+			 "movl %%eax, %%esi\n\t"
+			 "movl %%esp, %%edi\n\t"
+			 "movl %[words], %%ecx\n\t"
+			 "cld\n\t"
+			 "rep movsl\n\t"
+			 "movl %%eax, %%ebx\n\t" /* the handler keeps ebx */
+			 "call *%%edx\n\t"
+			 "movl %%esp, %%esi\n\t"
+			 "movl %%ebx, %%edi\n\t"
+			 "movl %[words], %%ecx\n\t"
+			 "cld\n\t"
+			 "rep movsl\n\t"
+			 "addl %[bytes], %%esp"
+			 : "+a"(src), "+d"(handler)
+			 : [bytes] "i"(sizeof frame), [words] "i"(sizeof frame / 4)
+			 : "ebx", "ecx", "esi", "edi", "memory", "cc");
+	memcpy(sc, frame + 1, sizeof frame - 4);
+}
+
+/* What the program's disposition says. */
+void pass_on_sigsys(int sig, void *info, void *ucontext)
+{
+	uint32_t handler = prog_sigsys.handler;
+
+	if (prog_blocks_sigsys) {
+		if (!sigsys_waiting) /* delivered when the program unblocks it */
+			memcpy(waiting_info, info, sizeof waiting_info);
+		sigsys_waiting = 1;
+		return;
+	}
+	if (handler == SIG_IGN)
+		return;
+	if (handler == SIG_DFL) {
+		/* die of it: SIGSYS is not blocked here (SA_NODEFER) */
+		struct k_sigaction dfl = { SIG_DFL, 0, 0, { 0, 0 } };
+
+		stub_syscall(NR_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
+		raise_sigsys();
+		return;
+	}
+	uint32_t flags = prog_sigsys.flags, was = prog_blocks_sigsys;
+	uint32_t block[2] = { prog_sigsys.mask[0] & ~SIGSYS_BIT, prog_sigsys.mask[1] };
+
+	if (flags & SA_RESETHAND)
+		prog_sigsys.handler = SIG_DFL;
+	/*
+	 * What the kernel blocks while the handler runs: its sa_mask, and
+	 * SIGSYS unless SA_NODEFER (SIGSYS in the stub's record only).  The
+	 * stub's own sigreturn puts the mask back; the record, here.
+	 */
+	if (block[0] | block[1])
+		stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, (long)block, 0, 8, 0, 0);
+	if (!(flags & SA_NODEFER) || (prog_sigsys.mask[0] & SIGSYS_BIT))
+		prog_blocks_sigsys = SIGSYS_BIT;
+	if (flags & SA_SIGINFO)
+		((void (*)(int, void *, void *))handler)(sig, info, ucontext);
+	else
+		call_old_style(handler, (uint32_t)sig, uc_gregs(ucontext));
+	prog_blocks_sigsys = was;
+	if (sigsys_waiting && !was) { /* sent while the handler ran */
+		sigsys_waiting = 0;
+		pass_on_sigsys(SIGSYS, waiting_info, ucontext);
+	}
+}
+
+/* 1 if a SIGSYS that waited was delivered now, once a mask call let it. */
+int deliver_released_sigsys(void *ucontext)
+{
+	if (!release_waiting)
+		return 0;
+	release_waiting = 0;
+	sigsys_waiting = 0;
+	pass_on_sigsys(SIGSYS, waiting_info, ucontext);
+	return 1;
 }

@@ -66,7 +66,8 @@ static uint32_t segment(int which)
 static int can_resume(void *ucontext)
 {
 	const uint32_t *g = uc_gregs(ucontext);
-	uint32_t ss_flags = *(const uint32_t *)((const char *)ucontext + UC_STACK_FLAGS);
+	const char *uc = ucontext;
+	uint32_t ss_flags = *(const uint32_t *)(uc + UC_STACK_FLAGS);
 	static const uint8_t segs[] = { REG_DS, REG_ES, REG_CS, REG_SS };
 
 	if (!g[REG_FPSTATE] || (ss_flags & SS_AUTODISARM) || (g[REG_EFL] & EFLAGS_TF))

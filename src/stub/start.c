@@ -9,11 +9,11 @@
  *
  *   0. under --no-randomize, a start without address randomisation
  *      (start_unrandomized, here);
- *   1. the segments, moved from staging to their a.out addresses
- *      (map_image, image.c);
- *   2. bss as zero pages, and brk exactly at N_BSSADDR + a_bss
- *      (set_brk, brk.c); then, if anything is to be trapped, the SIGSYS
- *      handler (sigsys.c) and the filter or dispatch (trap.c);
+ *   1. the segments, moved from staging to their a.out addresses, and
+ *      bss as zero pages (map_image, image.c);
+ *   2. brk exactly at N_BSSADDR + a_bss (set_brk, brk.c); then, if
+ *      anything is to be trapped, the SIGSYS handler (sigsys.c) and the
+ *      filter or dispatch (trap.c);
  *   3. the stack frame of create_aout_tables: argc, argv, envp, the two
  *      pointer arrays, the strings right after them, no auxiliary vector
  *      (build_aout_frame, here).
@@ -23,6 +23,9 @@
  */
 #include "../aout_format.h"
 #include "stub.h"
+
+/* what _start clears below the deepest %esp of a system call (stack_dirty) */
+#define STACK_MARGIN 256u
 
 long start_call(const struct start *s, long nr, long a1, long a2, long a3,
 		long a4, long a5, long a6)
@@ -68,8 +71,10 @@ static int runs_from(const struct start *s, const char *path)
 		return 0;
 	if (start_call(s, NR_stat64, (long)"/proc/self/exe", (long)b, 0, 0, 0, 0) < 0)
 		return 1;
-	return a[STAT64_DEV] == b[STAT64_DEV] && a[STAT64_DEV + 1] == b[STAT64_DEV + 1] &&
-	       a[STAT64_INO] == b[STAT64_INO] && a[STAT64_INO + 1] == b[STAT64_INO + 1];
+	return a[STAT64_DEV] == b[STAT64_DEV] &&
+	       a[STAT64_DEV + 1] == b[STAT64_DEV + 1] &&
+	       a[STAT64_INO] == b[STAT64_INO] &&
+	       a[STAT64_INO + 1] == b[STAT64_INO + 1];
 }
 
 /* Bytes of the vDSO's own mapping: its one PT_LOAD, from 0, page-rounded. */
@@ -83,7 +88,8 @@ static uint32_t vdso_size(uint32_t ehdr)
 	for (uint32_t i = 0; i < phnum; i++) {
 		const uint8_t *ph = e + phoff + ELF_PHDR_SIZE * i;
 		if (le32_at(ph + ELF_P_TYPE) == ELF_PT_LOAD)
-			return PAGE_UP(le32_at(ph + ELF_P_VADDR) + le32_at(ph + ELF_P_MEMSZ));
+			return PAGE_UP(le32_at(ph + ELF_P_VADDR) +
+				       le32_at(ph + ELF_P_MEMSZ));
 	}
 	return 0;
 }
@@ -201,8 +207,6 @@ static void build_aout_frame(const uint32_t *elf_sp, uint32_t *sp)
  * cost a page fault for each fresh page, as asking which pages are there
  * (mincore) costs a call.
  */
-#define STACK_MARGIN 256u
-
 struct stack_dirty {
 	uint32_t low, high; /* [low, high): what _start clears */
 };

@@ -9,6 +9,13 @@
  */
 #include "stub.h"
 
+/* calls made for the program under dispatch before the filter takes over */
+#define DISPATCH_BUDGET 8
+/* uselib, and for the a.out's code and the libraries': brk, signal, 8 mask calls, execve */
+#define MAX_RULES (1 + 2 * 11)
+/* header, one test per call, a block of at most 6 per rule and 2 per call */
+#define MAX_INSNS (4 + MAX_RULES * (1 + 6 + 2))
+
 /* ---- the seccomp filter ---- */
 
 /*
@@ -20,11 +27,6 @@ struct trap_rule {
 	uint32_t nr, ip_lo, ip_hi;
 	uint32_t arg_min, arg_max; /* trapped only for args[0] in [min, max] */
 };
-
-/* uselib, and for the a.out's code and the libraries': brk, signal, 8 mask calls, execve */
-#define MAX_RULES (1 + 2 * 11)
-/* header, one test per call, a block of at most 6 per rule and 2 per call */
-#define MAX_INSNS (4 + MAX_RULES * (1 + 6 + 2))
 
 static int any_arg(const struct trap_rule *r)
 {
@@ -284,8 +286,6 @@ void install_ldso_traps(const struct stub_lib *l)
  * calls never pays for a filter; one that makes many pays for both, the
  * dispatched calls costing about as much as the filter.
  */
-#define DISPATCH_BUDGET 8
-
 static int dispatching;
 static unsigned dispatch_left;
 
