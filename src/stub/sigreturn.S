@@ -15,8 +15,8 @@ stub_sigreturn:
 /*
  * The same through the vDSO's gate, used when there is one: every trap
  * that stub_resume does not return from comes back through here, and an
- * int $0x80 can cost 30 times a
- * sysenter (7.7 us against 0.25 us on the VM this was written on).
+ * int $0x80 can cost many times a sysenter (make bench, row "int $0x80
+ * (a.out code, stub) / vDSO (glibc)").
  * rt_sigreturn takes its frame from (%esp at the system call) - 4;
  * __kernel_vsyscall pushes a return address and three registers first,
  * so %esp starts 16 bytes higher.  Those four words land on the frame's

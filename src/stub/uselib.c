@@ -1,0 +1,320 @@
+/*
+ * uselib(2), as load_aout_library in ia32_aout.c did it, trapped and
+ * answered by do_uselib: an embedded library is moved from its staging
+ * (place_embedded) or mapped afresh (refresh_embedded); any other is
+ * looked for on disk (search_dirs: open_library, may_use_library) and
+ * mapped from its file (load_library_file).  Once ld.so is mapped, its
+ * open of /etc/ld.so.cache is trapped too (do_open_from_ldso).
+ */
+#include "../aout_format.h"
+#include "stub.h"
+
+#define O_LIBRARY (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+#define RWX (STUB_PROT_R | STUB_PROT_W | STUB_PROT_X)
+
+static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
+
+const char *env_libpath, *env_ldpath;
+
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+
+	for (; *path; path++)
+		if (*path == '/')
+			b = path + 1;
+	return b;
+}
+
+static long map_anon(uint32_t addr, uint32_t len)
+{
+	long r = stub_syscall(NR_mmap2, (long)addr, (long)len, RWX,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	return (uint32_t)r == addr ? 0 : r;
+}
+
+/* The library's bss past its last file page, like vm_brk in the kernel. */
+static long map_lib_bss(uint32_t start, uint32_t len, uint32_t bss_len)
+{
+	return bss_len ? map_anon(start + len, bss_len) : 0;
+}
+
+static long load_library_file(int fd, struct stub_lib *out)
+{
+	uint8_t hb[AOUT_HEADER_SIZE];
+	long n = stub_syscall(NR_read, fd, (long)hb, AOUT_HEADER_SIZE, 0, 0, 0);
+
+	if (n != (long)AOUT_HEADER_SIZE)
+		return -ENOEXEC;
+	struct aout_header h = aout_header_at(hb);
+	uint32_t magic = AOUT_INFO_MAGIC(h.info);
+	uint32_t txtoff = aout_text_offset(magic);
+	long size = stub_syscall(NR_lseek, fd, 0, SEEK_END, 0, 0, 0);
+
+	if ((magic != AOUT_ZMAGIC && magic != AOUT_QMAGIC) || h.trsize || h.drsize ||
+	    ((h.entry & 0xfff) && magic == AOUT_ZMAGIC) || AOUT_INFO_FLAGS(h.info) ||
+	    (uint64_t)size < (uint64_t)h.text + h.data + h.syms + txtoff)
+		return -ENOEXEC;
+
+	uint32_t start = aout_library_base(h.entry);
+	uint32_t len = PAGE_UP(h.text + h.data);
+	uint32_t bss_end = PAGE_UP(h.text + h.data + h.bss);
+	long r;
+
+	/* Above IMAGE_LIMIT live the stub and the stack: never map over them. */
+	if ((uint64_t)h.text + h.data + h.bss > IMAGE_LIMIT ||
+	    (uint64_t)start + bss_end > IMAGE_LIMIT)
+		return -ENOEXEC;
+
+	if (txtoff & (STUB_PAGE - 1)) {
+		/* Not page aligned in the file: the kernel copied it. */
+		r = map_anon(start, bss_end);
+		if (r)
+			return r;
+		stub_syscall(NR_lseek, fd, (long)txtoff, SEEK_SET, 0, 0, 0);
+		for (uint32_t got = 0; got < h.text + h.data;) {
+			n = stub_syscall(NR_read, fd, (long)(start + got),
+					 (long)(h.text + h.data - got), 0, 0, 0);
+			if (n <= 0)
+				return n ? n : -ENOEXEC;
+			got += (uint32_t)n;
+		}
+	} else {
+		r = stub_syscall(NR_mmap2, (long)start, (long)(h.text + h.data), RWX,
+				 MAP_PRIVATE | MAP_FIXED, fd, 0);
+		if ((uint32_t)r != start)
+			return r;
+		r = map_lib_bss(start, len, bss_end - len);
+		if (r)
+			return r;
+	}
+	out->start = start;
+	out->len = len;
+	return 0;
+}
+
+/* Joins dir and name into buf; 0 when it does not fit. */
+static int join_path(char *buf, size_t cap, const char *dir, size_t dirlen,
+		     const char *name)
+{
+	size_t n = str_len(name);
+
+	if (dirlen + 1 + n + 1 > cap)
+		return 0;
+	memcpy(buf, dir, dirlen);
+	buf[dirlen] = '/';
+	memcpy(buf + dirlen + 1, name, n + 1);
+	return 1;
+}
+
+static long open_library(const char *path)
+{
+	return stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
+}
+
+/*
+ * A failed open that ends the search: the process or the system is out
+ * of something, and uselib() said so (another folder would fail alike).
+ * Anything else (no such file, a folder we may not search) looks on.
+ */
+static int open_ends_search(long r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -ENOMEM;
+}
+
+/*
+ * sys_uselib opened the library to read and to execute (MAY_EXEC): a
+ * folder, a device or a file the caller may not execute, or one on a
+ * noexec mount, was EACCES.  faccessat2 (Linux 5.8) answers that for the
+ * open file with the effective ids, noexec included; before it, an x bit
+ * anywhere in the mode has to do.
+ */
+static long may_use_library(long fd)
+{
+	uint32_t st[STAT64_WORDS];
+
+	if (stub_syscall(NR_fstat64, fd, (long)st, 0, 0, 0, 0) < 0 ||
+	    (st[STAT64_MODE] & S_IFMT) != S_IFREG)
+		return -EACCES;
+	long r = stub_syscall(NR_faccessat2, fd, (long)"", X_OK,
+			      AT_EACCESS | AT_EMPTY_PATH, 0, 0);
+
+	if (r == -ENOSYS || r == -EINVAL)
+		return (st[STAT64_MODE] & 0111) ? 0 : -EACCES;
+	return r ? -EACCES : 0;
+}
+
+/* 0 loaded from fd, <0 error; closes fd. */
+static long load_from(long fd, struct stub_lib *l)
+{
+	long r = load_library_file((int)fd, l);
+
+	stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+	return r;
+}
+
+/*
+ * Tries each folder of a ':' list, passing over what uselib() would refuse
+ * (EACCES): >0 not found, 0 loaded, <0 error.
+ */
+static long search_dirs(const char *list, const char *name, struct stub_lib *l)
+{
+	char path[512];
+
+	while (list && *list) {
+		const char *end = list;
+
+		while (*end && *end != ':')
+			end++;
+		if (end > list &&
+		    join_path(path, sizeof path, list, (size_t)(end - list), name)) {
+			long fd = open_library(path);
+
+			if (fd >= 0 && may_use_library(fd) == 0)
+				return load_from(fd, l);
+			if (fd >= 0) /* not one uselib() would take: look on */
+				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+			else if (open_ends_search(fd))
+				return fd;
+		}
+		list = *end ? end + 1 : end;
+	}
+	return 1;
+}
+
+static __attribute__((noreturn)) void die_no_library(const char *name)
+{
+	struct line l = { .len = 0 };
+
+	put_str(&l, PROG_NAME);
+	put_str(&l, ": cannot find the a.out library ");
+	put_str(&l, name);
+	put_str(&l, "; looked in ");
+	if (env_libpath) {
+		put_str(&l, "AOUT_LIBRARY_PATH (");
+		put_str(&l, env_libpath);
+		put_str(&l, "), ");
+	}
+	if (env_ldpath) {
+		put_str(&l, "LD_LIBRARY_PATH (");
+		put_str(&l, env_ldpath);
+		put_str(&l, "), ");
+	}
+	if (the_plan()->paths[0]) {
+		put_str(&l, the_plan()->paths);
+		put_str(&l, ":");
+	}
+	put_str(&l, customary_dirs);
+	die_line(&l);
+}
+
+/*
+ * The plan's libraries, copied where the stub may write: the plan shares
+ * its pages with the stub's code, which may be mapped read-only.
+ */
+static struct stub_lib libs[STUB_MAX_LIBS];
+static int libs_copied;
+
+/* An embedded library's first uselib(): from its staging to its address. */
+static long place_embedded(const struct stub_lib *l)
+{
+	long r = stub_syscall(NR_mremap, (long)l->stage, (long)l->len,
+			      (long)l->len, MREMAP_MAYMOVE | MREMAP_FIXED,
+			      (long)l->start, 0);
+
+	return (uint32_t)r == l->start ? map_lib_bss(l->start, l->len, l->bss_len) : r;
+}
+
+/*
+ * Another uselib() of it: the kernel mapped the library afresh, its data
+ * as the file has it, its bss zero, all of it RWX.  Its pages are still
+ * the converted file's, mapped privately (and zero pages for the bss):
+ * dropping them brings the file's bytes back, and zeros.
+ */
+static long refresh_embedded(const struct stub_lib *l)
+{
+	long r = stub_syscall(NR_mprotect, (long)l->start,
+			      (long)(l->len + l->bss_len), RWX, 0, 0, 0);
+
+	return r ? r : stub_syscall(NR_madvise, (long)l->start,
+				    (long)(l->len + l->bss_len), MADV_DONTNEED,
+				    0, 0, 0);
+}
+
+/*
+ * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
+ * the path the program gave (where load_aout_library opened it: ld.so's
+ * own search, LD_LIBRARY_PATH included), then in LD_LIBRARY_PATH's
+ * folders, the -L folders of the conversion and the customary ones.  An
+ * embedded library is the one the conversion chose; it is mapped
+ * whatever the path says.
+ */
+long do_uselib(const char *path)
+{
+	/* the kernel's answer to a path the program cannot read, before the
+	 * stub reads it; and the given path, for the search below */
+	long given = open_library(path);
+
+	if (given == -EFAULT)
+		return -EFAULT;
+
+	const struct stub_plan *plan = the_plan();
+	const char *name = base_name(path);
+	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
+	long r = 1;
+
+	if (!libs_copied) {
+		memcpy(libs, plan->libs, sizeof libs);
+		libs_copied = 1;
+	}
+	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
+		if (str_eq(libs[i].name, name))
+			l = &libs[i];
+	if (l->stage) {
+		if (given >= 0)
+			stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+		r = l->mapped ? refresh_embedded(l) : place_embedded(l);
+	} else { /* mapped afresh at every call, as the kernel did */
+		r = search_dirs(env_libpath, name, l);
+		if (given >= 0) {
+			/* the kernel's answer for the path given, EACCES too */
+			if (r > 0 && (r = may_use_library(given)) == 0)
+				r = load_from(given, l);
+			else
+				stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+		} else if (r > 0 && open_ends_search(given)) {
+			r = given;
+		}
+		/*
+		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
+		 * kernel failed one it went on to the next: the path given may
+		 * be the first of several.
+		 */
+		if (r > 0)
+			r = search_dirs(env_ldpath, name, l);
+		if (r > 0)
+			r = search_dirs(plan->paths, name, l);
+		if (r > 0)
+			r = search_dirs(customary_dirs, name, l);
+		if (r > 0)
+			die_no_library(name);
+	}
+	if (r < 0)
+		return r;
+	if (!l->mapped && str_eq(name, "ld.so"))
+		install_ldso_traps(l);
+	l->mapped = 1;
+	return 0;
+}
+
+/*
+ * ld.so 1.x reads /etc/ld.so.cache; today's file is a glibc cache, and
+ * ld.so would complain on stderr that it is corrupt.  Without a cache it
+ * silently searches its folders, and uselib() above finds the libraries.
+ */
+long do_open_from_ldso(const char *path, long flags, long mode)
+{
+	if (str_eq(path, "/etc/ld.so.cache"))
+		return -ENOENT;
+	return stub_syscall(NR_open, (long)path, flags, mode, 0, 0, 0);
+}
