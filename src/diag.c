@@ -1,3 +1,8 @@
+/*
+ * Diagnostics as values: one sentence in a fixed buffer, returned to the
+ * caller instead of printed, so that batch workers and the JSON report
+ * can use it (diag.h).
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

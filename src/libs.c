@@ -1,3 +1,9 @@
+/*
+ * a.out shared libraries: the records that name them in a program, the
+ * search by the name the program gives (-L, --sysroot, the customary
+ * directories), one library under several names, and the versions as the
+ * program's own crt0 or ld.so judged them (libs.h).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
