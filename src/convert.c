@@ -303,7 +303,8 @@ int conv_converted_alike(const char *path, const char *comment,
 		      (uint64_t)lib.st_size == l.size &&
 		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&
 		      lib.st_mtim.tv_nsec == l.mtime.tv_nsec &&
-		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs);
+		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs,
+					 o->sysroot);
 		free(l.path);
 	}
 	free(c);

@@ -535,8 +535,8 @@ static int search_goes_on(int err, const struct stat *st)
 	return !S_ISREG(st->st_mode);
 }
 
-int libs_shadowed_in(const char *name, const char *path,
-		     const char *const *dirs, size_t ndirs, const char *sysroot)
+int libs_shadowed(const char *name, const char *path,
+		  const char *const *dirs, size_t ndirs, const char *sysroot)
 {
 	struct search s;
 	struct diag why;
@@ -566,12 +566,6 @@ int libs_shadowed_in(const char *name, const char *path,
 	free_places(pl, n);
 	search_close(&s);
 	return shadowed;
-}
-
-int libs_shadowed(const char *name, const char *path, const char *const *dirs,
-		  size_t ndirs)
-{
-	return libs_shadowed_in(name, path, dirs, ndirs, NULL);
 }
 
 /* Reads and parses the library at one place: 0, 1 to go on, -1 with *d. */

@@ -124,15 +124,12 @@ void libs_version_str(uint32_t v, char *buf, size_t cap);
 extern const char libs_customary_dirs[];
 
 /*
- * 1 if a search for name (in libs_resolve's order, without a sysroot)
- * would now stop before path, where it found name when the program was
- * converted: a library put there since shadows the one the output
- * carries.
+ * 1 if a search for name (in libs_resolve's order, under sysroot unless
+ * it is NULL) would now stop before path, where it found name when the
+ * program was converted: a library put there since shadows the one the
+ * output carries.
  */
 int libs_shadowed(const char *name, const char *path, const char *const *dirs,
-		  size_t ndirs);
-/* The same for a search under sysroot (NULL: none). */
-int libs_shadowed_in(const char *name, const char *path,
-		     const char *const *dirs, size_t ndirs, const char *sysroot);
+		  size_t ndirs, const char *sysroot);
 
 #endif

@@ -66,6 +66,8 @@ static void usage(FILE *f)
 "      --exec FILE [ARG]...  convert FILE in memory and run it with ARGs\n"
 "  -L, --library-path DIR  look for ld.so and a.out libraries in DIR first\n"
 "                         (repeatable)\n"
+"      --sysroot DIR    DIR holds the old system's tree: a library the\n"
+"                         program names /P is looked for as DIR/P first\n"
 "      --no-embed-libs  find the libraries when the program runs, instead of\n"
 "                         carrying them inside OUTPUT\n"
 "      --direct         let the kernel map the a.out segments at their own\n"
@@ -135,6 +137,27 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	return 0;
 }
 
+/* --sysroot: absolute, like -L, and a directory; the last one counts. */
+static int set_sysroot(struct conv_options *o, const char *dir)
+{
+	char *abs = realpath(dir, NULL);
+	struct stat st;
+
+	if (!abs || stat(abs, &st) != 0) {
+		diag_print(dir, strerror(errno));
+		free(abs);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		diag_print(dir, "--sysroot takes a directory, the old system's root");
+		free(abs);
+		return -1;
+	}
+	free((char *)o->sysroot);
+	o->sysroot = abs;
+	return 0;
+}
+
 static int parse_jobs(const char *s, int *jobs)
 {
 	char *end;
@@ -163,7 +186,7 @@ static int exec_file_index(int argc, char **argv)
 }
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-       OPT_REPORT, OPT_EXEC, OPT_NORANDOM };
+       OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -214,6 +237,8 @@ static int take_option(struct cli *c, int opt, const char *arg)
 		break;
 	case 'L':
 		return add_libdir(&c->conv, arg) ? EXIT_USAGE : 0;
+	case OPT_SYSROOT:
+		return set_sysroot(&c->conv, arg) ? EXIT_USAGE : 0;
 	case 'h':
 		c->mode = CLI_HELP;
 		break;
@@ -303,6 +328,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "exec", no_argument, NULL, OPT_EXEC },
 		{ "library-path", required_argument, NULL, 'L' },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
@@ -415,6 +441,7 @@ int main(int argc, char **argv)
 		rc = run(&c);
 	for (size_t i = 0; i < c.conv.nlibdirs; i++)
 		free((char *)c.conv.libdirs[i]);
+	free((char *)c.conv.sysroot);
 	/* --help, --version, --info and -v write there: a lost line is an error */
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -41,6 +41,11 @@ check "-L with a missing folder exits 2 with one line naming it, and writes noth
 # getopt's own messages name the tool as ours do, however it was started
 run_capture "$W/bogus" "$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")" --bogus
 check "an unknown option: 'aout2elf: unrecognized option', however the tool was started" sh -c "test \$(cat '$W/bogus.rc') = 2 && test \"\$(head -1 '$W/bogus.err')\" = \"aout2elf: unrecognized option '--bogus'\""
+run_capture "$W/sr1" "$AOUT2ELF" --sysroot "$W/no-such-root" "$hello" "$W/sr1.elf"
+check "--sysroot with a missing directory exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$W/sr1.rc') = 2 && test \$(wc -l < '$W/sr1.err') = 1 && grep -q '^aout2elf: $W/no-such-root: ' '$W/sr1.err' && test ! -e '$W/sr1.elf'"
+run_capture "$W/sr2" "$AOUT2ELF" --sysroot "$hello" "$hello" "$W/sr2.elf"
+check "--sysroot with a file exits 2 saying it takes a directory" sh -c "test \$(cat '$W/sr2.rc') = 2 && test \"\$(cat '$W/sr2.err')\" = 'aout2elf: $hello: --sysroot takes a directory, the old system'\\''s root' && test ! -e '$W/sr2.elf'"
+
 # -L folders that the converted program could not keep: a usage error
 ldirs=()
 for i in 1 2 3 4 5; do

@@ -707,23 +707,23 @@ static void test_shadowed_in(void)
 	put_lib(t.ldir, "libs.so.1", LIB_A, 0x10000);
 	char *l = sub(t.ldir, "libs.so.1");
 
-	CHECK_U(libs_shadowed_in("/lib/libs.so.1", l, dirs, 1, t.root), 0);
-	CHECK_U(libs_shadowed_in("libs.so.1", l, dirs, 1, t.root), 0);
+	CHECK_U(libs_shadowed("/lib/libs.so.1", l, dirs, 1, t.root), 0);
+	CHECK_U(libs_shadowed("libs.so.1", l, dirs, 1, t.root), 0);
 	/* the old system's own copy comes first for the full name only */
 	put_lib(t.root, "lib/libs.so.1.0", LIB_A, 0x10000);
 	put_link(t.root, "lib/libs.so.1", "/lib/libs.so.1.0");
-	CHECK_U(libs_shadowed_in("/lib/libs.so.1", l, dirs, 1, t.root), 1);
-	CHECK_U(libs_shadowed_in("libs.so.1", l, dirs, 1, t.root), 0);
+	CHECK_U(libs_shadowed("/lib/libs.so.1", l, dirs, 1, t.root), 1);
+	CHECK_U(libs_shadowed("libs.so.1", l, dirs, 1, t.root), 0);
 	/* found there: nothing before it */
 	char *there = in_real(&t, "lib/libs.so.1.0");
-	CHECK_U(libs_shadowed_in("/lib/libs.so.1", there, dirs, 1, t.root), 0);
+	CHECK_U(libs_shadowed("/lib/libs.so.1", there, dirs, 1, t.root), 0);
 	/* and where the bare name found it, the -L copy shadows it */
-	CHECK_U(libs_shadowed_in("libs.so.1", there, dirs, 1, t.root), 1);
+	CHECK_U(libs_shadowed("libs.so.1", there, dirs, 1, t.root), 1);
 	/* no sysroot: the host's /lib/libs.so.1 is not there */
-	CHECK_U(libs_shadowed("/lib/libs.so.1", l, dirs, 1), 0);
+	CHECK_U(libs_shadowed("/lib/libs.so.1", l, dirs, 1, NULL), 0);
 	/* a sysroot that is gone: nothing shadows */
 	char *gone = sub(t.dir, "gone");
-	CHECK_U(libs_shadowed_in("/lib/libs.so.1", there, NULL, 0, gone), 0);
+	CHECK_U(libs_shadowed("/lib/libs.so.1", there, NULL, 0, gone), 0);
 	free(gone);
 	free(l);
 	free(there);
