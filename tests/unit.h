@@ -31,7 +31,7 @@ int unit_plan_register(void);
 int unit_elfwrite_register(void);
 int unit_output_register(void);
 int unit_libs_register(void);
-int unit_libs33_register(void);
+int unit_libs_search_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
 

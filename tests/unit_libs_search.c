@@ -1,6 +1,6 @@
 /*
- * src/libs.c for the programs of 1992-1994 (issue 33): libentries found
- * through the __SHARED_LIBRARIES__ set whatever their names, the lookup
+ * src/libs.c for the programs of 1992-1994: libentries found through the
+ * __SHARED_LIBRARIES__ set whatever their names, the lookup
  * by the name the program gives (-L, customary folders, a sysroot whose
  * absolute symbolic links stay inside it), one library under two names,
  * versions judged as the program's own crt0 or ld.so judged them, the
@@ -1187,7 +1187,7 @@ static void test_info_lines(void)
 	tree_free(&t);
 }
 
-int unit_libs33_register(void)
+int unit_libs_search_register(void)
 {
 	static const struct unit_test tests[] = {
 		UNIT_TEST(test_set_program),
@@ -1209,6 +1209,6 @@ int unit_libs33_register(void)
 		UNIT_END,
 	};
 
-	return unit_add_suite("a.out libraries of 1992-1994 (src/libs.c, issue 33)",
+	return unit_add_suite("a.out libraries of 1992-1994 (src/libs.c)",
 			      NULL, NULL, tests);
 }
