@@ -25,6 +25,11 @@
 # testdata/zmagic/libtiny.so.1, testdata/old/libtiny.so.1 (1.1.0: older
 # than dyn needs), testdata/major2/libtiny.so.1 (2.0.0) and
 # testdata/libclash.so.1 (1.0.0, at an address overlapping libtiny.so.1).
+# Also: testdata/classic/libtiny.so.1 (1.2.3
+# with the CLASSIC bit in its version word), testdata/liblow.so.1 (libtiny
+# at 0x10000000, where /lib/libemu was; ZMAGIC in testdata/zmagic/, entry
+# 0x10000000 as libemu's) and testdata/libtwo.so.1 (two.h: a library of
+# its own, at 0x62000000, that uses libtiny).
 #
 # These are GNU make pattern rules (configure.ac gives automake
 # -Wno-portability for them).
@@ -61,6 +66,7 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
+	testdata/libentry.h testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
 	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
 
@@ -71,8 +77,11 @@ FIXTURE_ELFS = \
 FIXTURE_AOUTS = $(FIXTURE_ELFS:.elf=.aout) \
 	$(FIXTURE_MAGICS:%=testdata/hello.%.stripped.aout)
 FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
-	testdata/old/libtiny.so.1.elf testdata/major2/libtiny.so.1.elf
-FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1
+	testdata/old/libtiny.so.1.elf testdata/major2/libtiny.so.1.elf \
+	testdata/classic/libtiny.so.1.elf testdata/liblow.so.1.elf \
+	testdata/libtwo.so.1.elf
+FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1 \
+	testdata/zmagic/liblow.so.1
 FIXTURE_CHILDREN = testdata/child32 testdata/child64
 FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
@@ -177,10 +186,22 @@ testdata/old/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
 	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_1_0)
 testdata/major2/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
 	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_2_0_0)
+testdata/classic/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_2_3_CLASSIC)
+testdata/liblow.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,LOW_BASE,TINY_VERSION_1_2_3)
+
+testdata/libtwo.so.1.elf: $(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c \
+		$(srcdir)/testdata/two.h $(srcdir)/testdata/tiny.h \
+		$(srcdir)/testdata/libentry.h $(srcdir)/testdata/aout-lib.ld
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && \
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
+		-Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
+		$(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c
 
 testdata/%.so.1: testdata/%.so.1.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -l -s $< $@
 
-testdata/zmagic/libtiny.so.1: testdata/libtiny.so.1.elf $(FIXTURE_MKAOUT)
+testdata/zmagic/%.so.1: testdata/%.so.1.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)$(MKDIR_P) testdata/zmagic && \
-	./$(FIXTURE_MKAOUT) -m zmagic -l -s testdata/libtiny.so.1.elf $@
+	./$(FIXTURE_MKAOUT) -m zmagic -l -s $< $@
