@@ -16,6 +16,9 @@
 # turns that into testdata/NAME.M.aout (with a symbol table), and
 # hello.M.elf also into testdata/hello.M.stripped.aout (without one).
 # dynclash, dynmissing and dynbig (variants of dyn) are built for QMAGIC only.
+# The programs of 1993 that load their libraries in their own crt0
+# (olddyn.c: slsdyn, slackdyn, slsexact, slslow, slsmissing, slackmissing)
+# are built for every kind (slsdyn, slackdyn) or for QMAGIC and ZMAGIC.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
 # and x86-64) for forkexec to run.
 #
@@ -25,7 +28,7 @@
 # testdata/zmagic/libtiny.so.1, testdata/old/libtiny.so.1 (1.1.0: older
 # than dyn needs), testdata/major2/libtiny.so.1 (2.0.0) and
 # testdata/libclash.so.1 (1.0.0, at an address overlapping libtiny.so.1).
-# Also: testdata/classic/libtiny.so.1 (1.2.3
+# For the programs of olddyn.c also: testdata/classic/libtiny.so.1 (1.2.3
 # with the CLASSIC bit in its version word), testdata/liblow.so.1 (libtiny
 # at 0x10000000, where /lib/libemu was; ZMAGIC in testdata/zmagic/, entry
 # 0x10000000 as libemu's) and testdata/libtwo.so.1 (two.h: a library of
@@ -66,14 +69,23 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
-	testdata/libentry.h testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
+	testdata/libentry.h testdata/oldcrt0.h testdata/crt0_sls.h \
+	testdata/crt0_slack.h testdata/olddyn.c $(OLD_PROGS:%=testdata/%.c) \
+	testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
 	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
+
+# olddyn.c's programs: in every kind, and in QMAGIC and ZMAGIC
+OLD_PROGS_ALL = slsdyn slackdyn
+OLD_PROGS_QZ = slsexact slslow slsmissing slackmissing
+OLD_PROGS = $(OLD_PROGS_ALL) $(OLD_PROGS_QZ)
 
 FIXTURE_ELFS = \
 	$(foreach m,$(FIXTURE_MAGICS),$(FIXTURE_NAMES:%=testdata/%.$(m).elf)) \
 	testdata/dynclash.qmagic.elf testdata/dynmissing.qmagic.elf \
-	testdata/dynbig.qmagic.elf
+	testdata/dynbig.qmagic.elf \
+	$(foreach m,$(FIXTURE_MAGICS),$(OLD_PROGS_ALL:%=testdata/%.$(m).elf)) \
+	$(foreach m,qmagic zmagic,$(OLD_PROGS_QZ:%=testdata/%.$(m).elf))
 FIXTURE_AOUTS = $(FIXTURE_ELFS:.elf=.aout) \
 	$(FIXTURE_MAGICS:%=testdata/hello.%.stripped.aout)
 FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
@@ -120,6 +132,11 @@ testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata
 # what dyn and its variants include besides fixture.h
 $(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
 $(filter testdata/statedump-big%,$(FIXTURE_ELFS)): $(srcdir)/testdata/statedump.c
+# and what olddyn.c's programs include
+$(filter $(OLD_PROGS:%=testdata/%.%),$(FIXTURE_ELFS)): $(srcdir)/testdata/olddyn.c \
+	$(srcdir)/testdata/oldcrt0.h $(srcdir)/testdata/crt0_sls.h \
+	$(srcdir)/testdata/crt0_slack.h $(srcdir)/testdata/libentry.h \
+	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
 
 testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@
