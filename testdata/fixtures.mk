@@ -101,7 +101,7 @@ FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 check_DATA = $(FIXTURES) $(EIO_SHIM)
 CLEANFILES += $(FIXTURES)
 EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
-	tests/e2e-dynamic.sh
+	tests/e2e-dynamic.sh tests/e2e-oldlibs.sh
 
 testdata/child32: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
