@@ -16,6 +16,9 @@
 # turns that into testdata/NAME.M.aout (with a symbol table), and
 # hello.M.elf also into testdata/hello.M.stripped.aout (without one).
 # dynclash, dynmissing and dynbig (variants of dyn) are built for QMAGIC only.
+# The programs of 1993 that load their libraries in their own crt0
+# (olddyn.c: slsdyn, slackdyn, slsexact, slslow, slsmissing, slackmissing)
+# are built for every kind (slsdyn, slackdyn) or for QMAGIC and ZMAGIC.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
 # and x86-64) for forkexec to run.
 #
@@ -25,6 +28,11 @@
 # testdata/zmagic/libtiny.so.1, testdata/old/libtiny.so.1 (1.1.0: older
 # than dyn needs), testdata/major2/libtiny.so.1 (2.0.0) and
 # testdata/libclash.so.1 (1.0.0, at an address overlapping libtiny.so.1).
+# For the programs of olddyn.c also: testdata/classic/libtiny.so.1 (1.2.3
+# with the CLASSIC bit in its version word), testdata/liblow.so.1 (libtiny
+# at 0x10000000, where /lib/libemu was; ZMAGIC in testdata/zmagic/, entry
+# 0x10000000 as libemu's) and testdata/libtwo.so.1 (two.h: a library of
+# its own, at 0x62000000, that uses libtiny).
 #
 # These are GNU make pattern rules (configure.ac gives automake
 # -Wno-portability for them).
@@ -61,18 +69,31 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
 	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
+	testdata/libentry.h testdata/oldcrt0.h testdata/crt0_sls.h \
+	testdata/crt0_slack.h testdata/olddyn.c $(OLD_PROGS:%=testdata/%.c) \
+	testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
 	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
+
+# olddyn.c's programs: in every kind, and in QMAGIC and ZMAGIC
+OLD_PROGS_ALL = slsdyn slackdyn
+OLD_PROGS_QZ = slsexact slslow slsmissing slackmissing
+OLD_PROGS = $(OLD_PROGS_ALL) $(OLD_PROGS_QZ)
 
 FIXTURE_ELFS = \
 	$(foreach m,$(FIXTURE_MAGICS),$(FIXTURE_NAMES:%=testdata/%.$(m).elf)) \
 	testdata/dynclash.qmagic.elf testdata/dynmissing.qmagic.elf \
-	testdata/dynbig.qmagic.elf
+	testdata/dynbig.qmagic.elf \
+	$(foreach m,$(FIXTURE_MAGICS),$(OLD_PROGS_ALL:%=testdata/%.$(m).elf)) \
+	$(foreach m,qmagic zmagic,$(OLD_PROGS_QZ:%=testdata/%.$(m).elf))
 FIXTURE_AOUTS = $(FIXTURE_ELFS:.elf=.aout) \
 	$(FIXTURE_MAGICS:%=testdata/hello.%.stripped.aout)
 FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
-	testdata/old/libtiny.so.1.elf testdata/major2/libtiny.so.1.elf
-FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1
+	testdata/old/libtiny.so.1.elf testdata/major2/libtiny.so.1.elf \
+	testdata/classic/libtiny.so.1.elf testdata/liblow.so.1.elf \
+	testdata/libtwo.so.1.elf
+FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1 \
+	testdata/zmagic/liblow.so.1
 FIXTURE_CHILDREN = testdata/child32 testdata/child64
 FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
@@ -80,7 +101,7 @@ FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 check_DATA = $(FIXTURES) $(EIO_SHIM)
 CLEANFILES += $(FIXTURES)
 EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
-	tests/e2e-dynamic.sh
+	tests/e2e-dynamic.sh tests/e2e-oldlibs.sh
 
 testdata/child32: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
@@ -111,6 +132,11 @@ testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata
 # what dyn and its variants include besides fixture.h
 $(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
 $(filter testdata/statedump-big%,$(FIXTURE_ELFS)): $(srcdir)/testdata/statedump.c
+# and what olddyn.c's programs include
+$(filter $(OLD_PROGS:%=testdata/%.%),$(FIXTURE_ELFS)): $(srcdir)/testdata/olddyn.c \
+	$(srcdir)/testdata/oldcrt0.h $(srcdir)/testdata/crt0_sls.h \
+	$(srcdir)/testdata/crt0_slack.h $(srcdir)/testdata/libentry.h \
+	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
 
 testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@
@@ -177,10 +203,22 @@ testdata/old/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
 	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_1_0)
 testdata/major2/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
 	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_2_0_0)
+testdata/classic/libtiny.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,TINY_BASE,TINY_VERSION_1_2_3_CLASSIC)
+testdata/liblow.so.1.elf: $(FIXTURE_LIB_DEPS)
+	$(call FIXTURE_LIB_CCLD,LOW_BASE,TINY_VERSION_1_2_3)
+
+testdata/libtwo.so.1.elf: $(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c \
+		$(srcdir)/testdata/two.h $(srcdir)/testdata/tiny.h \
+		$(srcdir)/testdata/libentry.h $(srcdir)/testdata/aout-lib.ld
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && \
+	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
+		-Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
+		$(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c
 
 testdata/%.so.1: testdata/%.so.1.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m qmagic -l -s $< $@
 
-testdata/zmagic/libtiny.so.1: testdata/libtiny.so.1.elf $(FIXTURE_MKAOUT)
+testdata/zmagic/%.so.1: testdata/%.so.1.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)$(MKDIR_P) testdata/zmagic && \
-	./$(FIXTURE_MKAOUT) -m zmagic -l -s testdata/libtiny.so.1.elf $@
+	./$(FIXTURE_MKAOUT) -m zmagic -l -s $< $@

@@ -519,8 +519,10 @@ int main(int argc, char **argv)
 		fail("%s: text starts at 0x%llx, below 0x%llx where %s code begins (wrong linker script?)",
 		     job.in, (unsigned long long)text_lo, (unsigned long long)code_start,
 		     magic == QMAGIC ? "QMAGIC" : "a.out");
-	if (library && (txtaddr < 0x40000000u || alloc_hi > 0x80000000u))
-		fail("%s: a library at 0x%llx-0x%llx is outside [0x40000000, 0x80000000)",
+	/* load_aout_library mapped a library anywhere (SLS's libemu lay at
+	 * 0x10000000); below 64 KiB is where every program's text is */
+	if (library && (txtaddr < 0x10000u || alloc_hi > 0x80000000u))
+		fail("%s: a library at 0x%llx-0x%llx is outside [0x10000, 0x80000000)",
 		     job.in, (unsigned long long)txtaddr, (unsigned long long)alloc_hi);
 
 	uint64_t a_text;

@@ -20,13 +20,17 @@
  * it, so a newer library may move its functions freely.
  *
  * The same sources give libclash.so.1, linked at LIB_BASE = CLASH_BASE
- * where it overlaps libtiny's bss, for the converter's overlap check.
+ * where it overlaps libtiny's bss, for the converter's overlap check, and
+ * liblow.so.1, linked at LOW_BASE, far below where libraries used to lie
+ * (SLS's /lib/libemu lay at 0x10000000; its entry point, the address it
+ * is mapped at, is outside the text of any program).
  */
 #ifndef AOUT2ELF_TINY_H
 #define AOUT2ELF_TINY_H
 
 #define TINY_BASE 0x61000000	/* libtiny.so.1: 0x61000000-0x61006000 */
 #define CLASH_BASE 0x61004000	/* libclash.so.1: in libtiny's bss pages */
+#define LOW_BASE 0x10000000	/* liblow.so.1: where /lib/libemu was */
 
 #define TINY_JUMP_OFFSET 32	/* the jump table, after the a.out header */
 #define TINY_SLOT_OFFSET(k) (8 + 8 * (k))
@@ -46,6 +50,9 @@
 #define TINY_VERSION_1_2_0 0x100c8	/* what dyn needs */
 #define TINY_VERSION_1_2_3 0x100cb	/* libtiny.so.1 */
 #define TINY_VERSION_2_0_0 0x20000	/* major2/libtiny.so.1: other major */
+/* classic/libtiny.so.1: 1.2.3 with the DLL tools' CLASSIC bit, which a
+ * program's libentry sets to want this very word (olddyn.c) */
+#define TINY_VERSION_1_2_3_CLASSIC 0x100100cb
 
 /* what the library holds, for the checks in dyn.c */
 #define TINY_GREETING "hello from libtiny\n"
