@@ -17,7 +17,9 @@
 # came from and with AOUT_LIBRARY_PATH, reads --info, and checks that every
 # conversion error (library not found, not a library, too old, other
 # major version, overlapping) is one line, exit status 1 and no output
-# file.  Converted QMAGIC programs run only where vm.mmap_min_addr <= 4096
+# file.  An embedded library answers any path that ends in its name, and
+# no library file is opened (strace; a chroot holding only the program,
+# as root).  Converted QMAGIC programs run only where vm.mmap_min_addr <= 4096
 # (or with CAP_SYS_RAWIO), the others only with CAP_SYS_RAWIO (root) or
 # vm.mmap_min_addr = 0; checks that cannot run here are skipped.  As root,
 # with setpriv, it also runs them as the unprivileged uid 65534.
@@ -243,6 +245,80 @@ runs "embedded: uselib() of a pointer it cannot read fails with EFAULT" qmagic \
 	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1
 runs "embedded: the embedded library, whatever the path given to uselib()" \
 	qmagic "$B/dyn-emb" 0 "$HELLO" env AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$TD/old"
+# the paths crt0s and ld.so built: a folder that is not there, /NAME,
+# //NAME (Slackware's crt0 with an absolute name), include/NAME (ld.so
+# 1.5.3 reading glibc's ld.so.conf)
+while IFS='|' read -r dir path; do
+	runs "embedded: uselib(\"$path\") maps the embedded library" qmagic \
+		"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$dir"
+done <<EOF
+/nonexistent/dir|/nonexistent/dir/libtiny.so.1
+|/libtiny.so.1
+/|//libtiny.so.1
+include|include/libtiny.so.1
+EOF
+
+# one library under two names: dynclash with libclash.so.1 renamed
+# libtinyx.so.1 (and its jump table libtiny's), found as a link to
+# libtiny.so.1: embedded once, mapped once, a second uselib() refreshes
+mkdir "$W/two"
+ln -s libtiny.so.1 "$W/two/libtinyx.so.1"
+cp "$TD/libtiny.so.1" "$W/two/"
+if perl -0777 -pe '
+	$n = s/libclash\.so\.1\0/libtinyx.so.1\0/g;
+	$j = s/\x20\x40\x00\x61/\x20\x00\x00\x61/g;
+	$n == 1 && $j == 1 or die "dynclash is not as expected\n";
+' "$TD/dynclash.qmagic.aout" >"$W/dyntwo.aout" 2>"$W/perl.err"; then
+	convert "aout2elf converts a program naming libtiny.so.1 also libtinyx.so.1" \
+		"$B/dyn-two" -L "$W/two" "$W/dyntwo.aout"
+	if command -v readelf >/dev/null 2>&1; then
+		check "... and carries the library once" sh -c \
+			"readelf -SW '$B/dyn-two' | grep -c '\.lib\.' | grep -qx 1"
+	else
+		skip "... and carries the library once (no readelf)"
+	fi
+	runs "embedded: both names map the one embedded copy" qmagic "$B/dyn-two" 0 \
+		"$HELLO" env -u AOUT_LIBRARY_PATH
+	runs "embedded under two names: uselib() again maps it afresh" qmagic \
+		"$B/dyn-two" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_TWICE=1
+else
+	not_ok "a program naming libtiny.so.1 also libtinyx.so.1 is made" "$(cat "$W/perl.err")"
+fi
+
+# ---- embedded means embedded: no library file is opened ----
+desc="embedded: strace shows no open of libtiny.so.1 (nor for an unreadable path)"
+if ! command -v strace >/dev/null 2>&1; then
+	skip "$desc (no strace)"
+elif can_run "$desc" qmagic "$B/dyn-two"; then
+	run strace -f -qq -o "$W/strace" -e trace=open,openat,openat2,process_vm_readv \
+		env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1 "$B/dyn-two"
+	if [ "$st" = 0 ] && grep -q '^[0-9]* *process_vm_readv(' "$W/strace" &&
+		! grep -E 'open(at2?)?\(.*libtiny' "$W/strace" >"$W/strace.opens"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		report_run
+		show "$W/strace.opens" "opened"
+	fi
+fi
+desc="embedded: runs in a chroot holding only the converted program"
+if ! is_root; then
+	skip "$desc (needs root)"
+elif can_run "$desc" qmagic "$B/dyn-two"; then
+	mkdir "$W/root"
+	cp "$B/dyn-two" "$W/root/dyn"
+	run chroot "$W/root" /dyn
+	expect "$desc" 0 "$HELLO"
+fi
+# a sandbox that refuses process_vm_readv: the path is checked by opening it
+desc="embedded, process_vm_readv refused: EFAULT still, and the embedded copy"
+if [ ! -x ./tests/helpers/deny ]; then
+	skip "$desc (tests/helpers/deny not built)"
+else
+	runs "$desc" qmagic "$B/dyn-emb" 0 "$HELLO" ./tests/helpers/deny 347 \
+		"$(command -v env)" -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1 \
+		DYN_LIBDIR=/nonexistent/dir
+fi
 
 # ---- --no-embed-libs: found when the program runs ----
 convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \

@@ -1,10 +1,12 @@
 /*
  * uselib(2), as load_aout_library in ia32_aout.c did it, trapped and
- * answered by do_uselib: an embedded library is moved from its staging
- * (place_embedded) or mapped afresh (refresh_embedded); any other is
- * looked for on disk (search_dirs: open_library, may_use_library) and
- * mapped from its file (load_library_file).  Once ld.so is mapped, its
- * open of /etc/ld.so.cache is trapped too (do_open_from_ldso).
+ * answered by do_uselib: an embedded library, known by the final
+ * component of the path given (path_readable checks that path without
+ * opening it), is moved from its staging (place_embedded) or mapped
+ * afresh (refresh_embedded); any other is looked for on disk
+ * (search_dirs: open_library, may_use_library) and mapped from its file
+ * (load_library_file).  Once ld.so is mapped, its open of
+ * /etc/ld.so.cache is trapped too (do_open_from_ldso).
  */
 #include "../aout_format.h"
 #include "stub.h"
@@ -242,48 +244,108 @@ static long refresh_embedded(const struct stub_lib *l)
 }
 
 /*
- * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
- * the path the program gave (where load_aout_library opened it: ld.so's
- * own search, LD_LIBRARY_PATH included), then in LD_LIBRARY_PATH's
- * folders, the -L folders of the conversion and the customary ones.  An
- * embedded library is the one the conversion chose; it is mapped
- * whatever the path says.
+ * Whether the string the program gave can be read, as the kernel's
+ * getname read it: 0, or its error (EFAULT, ENAMETOOLONG past PATH_MAX).
+ * Read through process_vm_readv on the stub's own process, a page at a
+ * time (a page is read whole or not at all), so that a bad pointer
+ * fails the call and not the stub, and no file is opened: 1 where a
+ * sandbox or an emulator refuses the call.
  */
-long do_uselib(const char *path)
+static long path_readable(const char *path)
 {
-	/* the kernel's answer to a path the program cannot read, before the
-	 * stub reads it; and the given path, for the search below */
-	long given = open_library(path);
+	char chunk[64];
+	uint32_t at = (uint32_t)path, len = 0;
+	long pid = stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0);
 
-	if (given == -EFAULT)
-		return -EFAULT;
+	while (len < PATH_MAX) {
+		uint32_t want = STUB_PAGE - at % STUB_PAGE;
 
+		if (want > sizeof chunk)
+			want = sizeof chunk;
+		if (want > PATH_MAX - len)
+			want = PATH_MAX - len;
+		struct iovec local = { (uintptr_t)&chunk[0], want };
+		struct iovec remote = { at, want };
+		long got = stub_syscall(NR_process_vm_readv, pid, (long)&local, 1,
+					(long)&remote, 1, 0);
+
+		if (got == -EFAULT || got == 0)
+			return -EFAULT;
+		if (got < 0)
+			return 1;
+		for (long i = 0; i < got; i++)
+			if (!chunk[i])
+				return 0;
+		at += (uint32_t)got;
+		len += (uint32_t)got;
+	}
+	return -ENAMETOOLONG;
+}
+
+/*
+ * An embedded library is the one the conversion chose: it is known by
+ * the final component of the path, whatever the folders say (crt0s
+ * and ld.so tried /usr/lib/, /lib/, //, ld.so.conf's folders...), and
+ * no file is opened for it.  Its names share one staging: the entry of
+ * the first keeps whether it is mapped.
+ */
+static struct stub_lib *embedded(const char *name)
+{
 	const struct stub_plan *plan = the_plan();
-	const char *name = base_name(path);
-	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
-	long r = 1;
+	uint32_t n = plan->nlibs < STUB_MAX_LIBS ? plan->nlibs : STUB_MAX_LIBS;
+	struct stub_lib *l = 0;
 
 	if (!libs_copied) {
 		memcpy(libs, plan->libs, sizeof libs);
 		libs_copied = 1;
 	}
-	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
+	for (uint32_t i = 0; i < n && !l; i++)
 		if (str_eq(libs[i].name, name))
 			l = &libs[i];
-	if (l->stage) {
-		if (given >= 0)
-			stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+	for (uint32_t i = 0; l && l->stage && i < n; i++)
+		if (libs[i].stage == l->stage)
+			return &libs[i];
+	return l;
+}
+
+/*
+ * Any other library is looked for by its name: in AOUT_LIBRARY_PATH,
+ * then at the path the program gave (where load_aout_library opened it:
+ * ld.so's own search, LD_LIBRARY_PATH included), then in
+ * LD_LIBRARY_PATH's folders, the -L folders of the conversion and the
+ * customary ones.
+ */
+long do_uselib(const char *path)
+{
+	long r = path_readable(path);
+
+	if (r > 0) { /* the kernel's answer to a path it could not read */
+		r = stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
+		if (r >= 0)
+			stub_syscall(NR_close, r, 0, 0, 0, 0, 0);
+		r = r == -EFAULT || r == -ENAMETOOLONG ? r : 0;
+	}
+	if (r < 0)
+		return r;
+
+	const char *name = base_name(path);
+	struct stub_lib scratch = { .mapped = 0 }, *l = embedded(name);
+
+	if (l && l->stage) {
 		r = l->mapped ? refresh_embedded(l) : place_embedded(l);
 	} else { /* mapped afresh at every call, as the kernel did */
+		l = l ? l : &scratch;
 		r = search_dirs(env_libpath, name, l);
-		if (given >= 0) {
+		if (r > 0) {
+			long fd = open_library(path);
+
 			/* the kernel's answer for the path given, EACCES too */
-			if (r > 0 && (r = may_use_library(given)) == 0)
-				r = load_from(given, l);
-			else
-				stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
-		} else if (r > 0 && open_ends_search(given)) {
-			r = given;
+			if (fd >= 0 && (r = may_use_library(fd)) == 0)
+				r = load_from(fd, l);
+			else if (fd >= 0)
+				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+			else if (open_ends_search(fd))
+				r = fd;
 		}
 		/*
 		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
@@ -293,7 +355,7 @@ long do_uselib(const char *path)
 		if (r > 0)
 			r = search_dirs(env_ldpath, name, l);
 		if (r > 0)
-			r = search_dirs(plan->paths, name, l);
+			r = search_dirs(the_plan()->paths, name, l);
 		if (r > 0)
 			r = search_dirs(customary_dirs, name, l);
 		if (r > 0)
