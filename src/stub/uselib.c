@@ -5,7 +5,9 @@
  * opening it), is moved from its staging (place_embedded) or mapped
  * afresh (refresh_embedded); any other is looked for on disk
  * (search_dirs: open_library, may_use_library) and mapped from its file
- * (load_library_file).  Once ld.so is mapped, its open of
+ * (load_library_file).  Failures are the kernel's errors, for the
+ * program's crt0 or ld.so to report; AOUT_LIBRARY_DEBUG=1 has each
+ * uselib say where it looked (say).  Once ld.so is mapped, its open of
  * /etc/ld.so.cache is trapped too (do_open_from_ldso).
  */
 #include "../aout_format.h"
@@ -17,6 +19,30 @@
 static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 const char *env_libpath, *env_ldpath;
+int lib_debug;
+
+/* Part of the AOUT_LIBRARY_DEBUG line, written as it comes. */
+static void say(const char *s)
+{
+	if (lib_debug)
+		stub_syscall(NR_write, 2, (long)s, (long)str_len(s), 0, 0, 0);
+}
+
+/* The line's end: the result of the uselib (returned), and the newline. */
+static long said(long r)
+{
+	if (lib_debug) {
+		struct line l = { .len = 0 };
+
+		put_str(&l, r ? ": error " : ": loaded");
+		if (r)
+			put_dec(&l, (uint32_t)-r);
+		put_str(&l, "\n");
+		l.buf[l.len] = 0;
+		say(l.buf);
+	}
+	return r;
+}
 
 static const char *base_name(const char *path)
 {
@@ -63,10 +89,13 @@ static long load_library_file(int fd, struct stub_lib *out)
 	uint32_t bss_end = PAGE_UP(h.text + h.data + h.bss);
 	long r;
 
-	/* Above IMAGE_LIMIT live the stub and the stack: never map over them. */
+	/*
+	 * Above IMAGE_LIMIT live the stub and the stack: never map over them.
+	 * The a.out kernel's vm_brk found no room there either: ENOMEM.
+	 */
 	if ((uint64_t)h.text + h.data + h.bss > IMAGE_LIMIT ||
 	    (uint64_t)start + bss_end > IMAGE_LIMIT)
-		return -ENOEXEC;
+		return -ENOMEM;
 
 	if (txtoff & (STUB_PAGE - 1)) {
 		/* Not page aligned in the file: the kernel copied it. */
@@ -74,13 +103,10 @@ static long load_library_file(int fd, struct stub_lib *out)
 		if (r)
 			return r;
 		stub_syscall(NR_lseek, fd, (long)txtoff, SEEK_SET, 0, 0, 0);
-		for (uint32_t got = 0; got < h.text + h.data;) {
+		/* read_code's result was ignored: a short read leaves zeros */
+		for (uint32_t got = 0; got < h.text + h.data && n > 0; got += (uint32_t)n)
 			n = stub_syscall(NR_read, fd, (long)(start + got),
 					 (long)(h.text + h.data - got), 0, 0, 0);
-			if (n <= 0)
-				return n ? n : -ENOEXEC;
-			got += (uint32_t)n;
-		}
 	} else {
 		r = stub_syscall(NR_mmap2, (long)start, (long)(h.text + h.data), RWX,
 				 MAP_PRIVATE | MAP_FIXED, fd, 0);
@@ -109,8 +135,14 @@ static int join_path(char *buf, size_t cap, const char *dir, size_t dirlen,
 	return 1;
 }
 
+/* what goes before the next place in the AOUT_LIBRARY_DEBUG line */
+static const char *sep;
+
 static long open_library(const char *path)
 {
+	say(sep);
+	say(path);
+	sep = ", ";
 	return stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
 }
 
@@ -182,32 +214,6 @@ static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 		list = *end ? end + 1 : end;
 	}
 	return 1;
-}
-
-static __attribute__((noreturn)) void die_no_library(const char *name)
-{
-	struct line l = { .len = 0 };
-
-	put_str(&l, PROG_NAME);
-	put_str(&l, ": cannot find the a.out library ");
-	put_str(&l, name);
-	put_str(&l, "; looked in ");
-	if (env_libpath) {
-		put_str(&l, "AOUT_LIBRARY_PATH (");
-		put_str(&l, env_libpath);
-		put_str(&l, "), ");
-	}
-	if (env_ldpath) {
-		put_str(&l, "LD_LIBRARY_PATH (");
-		put_str(&l, env_ldpath);
-		put_str(&l, "), ");
-	}
-	if (the_plan()->paths[0]) {
-		put_str(&l, the_plan()->paths);
-		put_str(&l, ":");
-	}
-	put_str(&l, customary_dirs);
-	die_line(&l);
 }
 
 /*
@@ -313,7 +319,9 @@ static struct stub_lib *embedded(const char *name)
  * then at the path the program gave (where load_aout_library opened it:
  * ld.so's own search, LD_LIBRARY_PATH included), then in
  * LD_LIBRARY_PATH's folders, the -L folders of the conversion and the
- * customary ones.
+ * customary ones.  Where it is nowhere, uselib fails as the kernel did
+ * for the path given (ENOENT, mostly), and the program's crt0 or ld.so
+ * says so in its own words.
  */
 long do_uselib(const char *path)
 {
@@ -325,15 +333,26 @@ long do_uselib(const char *path)
 			stub_syscall(NR_close, r, 0, 0, 0, 0, 0);
 		r = r == -EFAULT || r == -ENAMETOOLONG ? r : 0;
 	}
-	if (r < 0)
-		return r;
+	say(PROG_NAME);
+	say(": uselib ");
+	if (r < 0) {
+		say("of a path it cannot read");
+		return said(r);
+	}
+	say(path);
+	say(": looked in ");
+	sep = "";
 
 	const char *name = base_name(path);
 	struct stub_lib scratch = { .mapped = 0 }, *l = embedded(name);
 
 	if (l && l->stage) {
+		say("the embedded ");
+		say(l->name);
 		r = l->mapped ? refresh_embedded(l) : place_embedded(l);
 	} else { /* mapped afresh at every call, as the kernel did */
+		long miss = -ENOENT;
+
 		l = l ? l : &scratch;
 		r = search_dirs(env_libpath, name, l);
 		if (r > 0) {
@@ -346,6 +365,7 @@ long do_uselib(const char *path)
 				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
 			else if (open_ends_search(fd))
 				r = fd;
+			miss = fd;
 		}
 		/*
 		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
@@ -359,14 +379,14 @@ long do_uselib(const char *path)
 		if (r > 0)
 			r = search_dirs(customary_dirs, name, l);
 		if (r > 0)
-			die_no_library(name);
+			r = miss;
 	}
 	if (r < 0)
-		return r;
+		return said(r);
 	if (!l->mapped && str_eq(name, "ld.so"))
 		install_ldso_traps(l);
 	l->mapped = 1;
-	return 0;
+	return said(0);
 }
 
 /*
