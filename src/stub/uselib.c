@@ -8,7 +8,7 @@
  * (load_library_file).  Failures are the kernel's errors, for the
  * program's crt0 or ld.so to report; AOUT_LIBRARY_DEBUG=1 has each
  * uselib say where it looked (say).  Once ld.so is mapped, its open of
- * /etc/ld.so.cache is trapped too (do_open_from_ldso).
+ * /etc/ld.so.cache and /etc/ld.so.conf is trapped too (do_open_from_ldso).
  */
 #include "../aout_format.h"
 #include "stub.h"
@@ -390,13 +390,15 @@ long do_uselib(const char *path)
 }
 
 /*
- * ld.so 1.x reads /etc/ld.so.cache; today's file is a glibc cache, and
- * ld.so would complain on stderr that it is corrupt.  Without a cache it
- * silently searches its folders, and uselib() above finds the libraries.
+ * ld.so 1.x reads /etc/ld.so.cache and /etc/ld.so.conf; today's are
+ * glibc's: ld.so would complain on stderr that the cache is corrupt, and
+ * take the words of the conf ("include", ...) for folders to search.
+ * Without either it silently searches its folders, and uselib() above
+ * finds the libraries.
  */
 long do_open_from_ldso(const char *path, long flags, long mode)
 {
-	if (str_eq(path, "/etc/ld.so.cache"))
+	if (str_eq(path, "/etc/ld.so.cache") || str_eq(path, "/etc/ld.so.conf"))
 		return -ENOENT;
 	return stub_syscall(NR_open, (long)path, flags, mode, 0, 0, 0);
 }
