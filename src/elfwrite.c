@@ -145,6 +145,14 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 
 		memcpy(sl->name, pl->name, sizeof sl->name);
 		sl->name[sizeof sl->name - 1] = 0;
+		if (pl->same_as) { /* another name: the same staging */
+			const struct stub_lib *first = &sp->libs[pl->same_as - 1];
+
+			sl->start = first->start;
+			sl->len = first->len;
+			sl->bss_len = first->bss_len;
+			sl->stage = first->stage;
+		}
 		if (!pl->embedded)
 			continue;
 		sl->start = pl->start;

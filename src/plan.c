@@ -11,6 +11,7 @@
  * then set_brk: zero pages from PAGE_ALIGN(N_BSSADDR) to
  * PAGE_ALIGN(N_BSSADDR + a_bss), and mm->brk = N_BSSADDR + a_bss exactly.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "libs.h"
@@ -104,19 +105,71 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	return 0;
 }
 
+static const char *last_component(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash ? slash + 1 : name;
+}
+
+/* The index in set of the library whose name (or other name) p has as
+ * name's final component, or -1. */
+static long library_named(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nlibs; i++)
+		if (!strcmp(p->libs[i].name, last_component(name)))
+			return p->libs[i].same_as ? (long)p->libs[i].same_as - 1 :
+						    (long)i;
+	return -1;
+}
+
+static int two_libraries(const struct libset *set, long had, size_t lib,
+			 const char *name, struct diag *d)
+{
+	return diag_set(d, "the a.out libraries %s and %s have one file name, "
+			   "%s: the converted program could not tell them apart",
+			set->libs[had].path, set->libs[lib].path,
+			last_component(name));
+}
+
+/* An entry for name's final component: 0, or -1 with *d. */
+static int add_entry(struct plan *p, const char *name, size_t same_as,
+		     struct diag *d)
+{
+	struct plan_lib *pl;
+
+	if (p->nlibs == STUB_MAX_LIBS)
+		return diag_set(d, "names a.out libraries by more than %d file "
+				   "names", STUB_MAX_LIBS);
+	pl = &p->libs[p->nlibs];
+	memset(pl, 0, sizeof *pl);
+	snprintf(pl->name, sizeof pl->name, "%s", last_component(name));
+	pl->same_as = same_as;
+	p->nlibs++;
+	return 0;
+}
+
 int plan_add_libs(struct plan *p, const struct libset *set,
 		  const struct plan_options *opt, const char *const *dirs,
 		  size_t ndirs, struct diag *d)
 {
 	size_t used = 0;
+	int embed = !(opt && opt->no_embed_libs);
 
 	p->dynamic = set->n > 0;
 	p->lib_lo = p->lib_hi = 0;
+	p->nlibs = 0;
+	/* libs[i] is set->libs[i]'s (convert.c counts on it) */
 	for (size_t i = 0; i < set->n; i++) {
 		const struct lib *l = &set->libs[i];
-		struct plan_lib *pl = &p->libs[p->nlibs++];
+		struct plan_lib *pl = &p->libs[i];
+		long had = library_named(p, l->name);
 
-		memcpy(pl->name, l->name, sizeof pl->name);
+		/* found at run time, each is looked for by its own name */
+		if (embed && had >= 0)
+			return two_libraries(set, had, i, l->name, d);
+		if (add_entry(p, l->name, 0, d))
+			return -1;
 		/* Not found here: looked up at run time, somewhere in the window. */
 		uint32_t lo = l->path ? l->start : PLAN_LIB_WINDOW_LO;
 		uint32_t hi = l->path ? l->start + l->len + l->bss_len :
@@ -133,8 +186,19 @@ int plan_add_libs(struct plan *p, const struct libset *set,
 		pl->bss_len = l->bss_len;
 		pl->bytes = l->a.buf + l->a.text_off;
 		pl->filesz = l->a.h.text + l->a.h.data;
-		pl->embedded = !(opt && opt->no_embed_libs);
+		pl->embedded = embed;
 	}
+	/* an embedded library's other names, staged with the first */
+	for (size_t i = 0; embed && i < set->n; i++)
+		for (size_t k = 0; k < set->libs[i].naliases; k++) {
+			const char *name = set->libs[i].aliases[k];
+			long had = library_named(p, name);
+
+			if (had >= 0 && (size_t)had != i)
+				return two_libraries(set, had, i, name, d);
+			if (had < 0 && add_entry(p, name, i + 1, d))
+				return -1;
+		}
 	p->paths[0] = 0;
 	for (size_t i = 0; i < ndirs; i++) {
 		size_t n = strlen(dirs[i]);

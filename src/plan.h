@@ -29,9 +29,17 @@ struct plan_zero {
 	uint32_t prot;
 };
 
-/* An a.out shared library, mapped the way uselib() maps it. */
+/*
+ * An a.out shared library, mapped the way uselib() maps it, under the
+ * final component of the name the program gives it: the stub knows an
+ * embedded library by the final component of the path given to uselib.
+ * Other names of an embedded library (struct lib's aliases), where
+ * their final component differs, are entries of their own, after all the
+ * libraries, with same_as set and nothing staged.
+ */
 struct plan_lib {
 	char name[STUB_LIB_NAME];
+	size_t same_as;   /* 1 + the index of the entry this names again; 0 */
 	uint32_t start;   /* page aligned */
 	uint32_t len;     /* page multiple: text + data */
 	uint32_t bss_len; /* page multiple */
@@ -79,7 +87,11 @@ struct plan {
 
 struct libset;
 
-/* Adds the libraries of set (see libs.h) and the -L folders to p. */
+/*
+ * Adds the libraries of set (see libs.h) and the -L folders to p; fails
+ * where two libraries have one final component or the names are more
+ * than STUB_MAX_LIBS.
+ */
 int plan_add_libs(struct plan *p, const struct libset *set,
 		  const struct plan_options *opt, const char *const *dirs,
 		  size_t ndirs, struct diag *d);

@@ -17,7 +17,10 @@
 # came from and with AOUT_LIBRARY_PATH, reads --info, and checks that every
 # conversion error (library not found, not a library, too old, other
 # major version, overlapping) is one line, exit status 1 and no output
-# file.  Converted QMAGIC programs run only where vm.mmap_min_addr <= 4096
+# file.  An embedded library answers any path that ends in its name, and
+# no library file is opened (strace; a chroot holding only the program,
+# as root); one found nowhere fails uselib() with ENOENT for dyn to say,
+# and AOUT_LIBRARY_DEBUG=1 lists where the stub looked.  Converted QMAGIC programs run only where vm.mmap_min_addr <= 4096
 # (or with CAP_SYS_RAWIO), the others only with CAP_SYS_RAWIO (root) or
 # vm.mmap_min_addr = 0; checks that cannot run here are skipped.  As root,
 # with setpriv, it also runs them as the unprivileged uid 65534.
@@ -97,6 +100,34 @@ runs() {
 	can_run "$desc" "$m" "$prog" || return 0
 	run "$@" "$prog"
 	expect "$desc" "$want_st" "$want_out"
+}
+
+# runs_err DESCRIPTION PROGRAM STATUS STDOUT STDERR: runs the QMAGIC
+# PROGRAM in the environment of $RUN_ENV (a list of VAR=VALUE) and expects
+# STATUS, STDOUT and exactly the lines STDERR
+runs_err() {
+	local desc=$1 prog=$2 want_st=$3 want_out=$4 want_err=$5
+	can_run "$desc" qmagic "$prog" || return 0
+	run env -u AOUT_LIBRARY_PATH "${RUN_ENV[@]}" "$prog"
+	if [ "$st" = "$want_st" ] && printf '%s' "$want_out" | cmp -s - "$OUT" &&
+		printf '%s\n' "$want_err" | cmp -s - "$ERR"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "expected exit status $want_st, stdout $(printf '%q' "$want_out")," \
+			"stderr $(printf '%q' "$want_err")"
+		report_run
+	fi
+}
+
+# places NAME FOLDER...: "FOLDER/NAME, ..." for each FOLDER, and for each
+# customary folder, as AOUT_LIBRARY_DEBUG lists the places
+places() {
+	local name=$1 d list= IFS=:
+	shift
+	for d in "$@" $CUSTOMARY; do
+		list="$list, $d/$name"
+	done
+	printf '%s' "${list#, }"
 }
 
 # runs_fail DESCRIPTION M PROGRAM STATUS STRING... : like runs, but the
@@ -243,6 +274,88 @@ runs "embedded: uselib() of a pointer it cannot read fails with EFAULT" qmagic \
 	"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1
 runs "embedded: the embedded library, whatever the path given to uselib()" \
 	qmagic "$B/dyn-emb" 0 "$HELLO" env AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$TD/old"
+# the paths crt0s and ld.so built: a folder that is not there, /NAME,
+# //NAME (Slackware's crt0 with an absolute name), include/NAME (ld.so
+# 1.5.3 reading glibc's ld.so.conf)
+while IFS='|' read -r dir path; do
+	runs "embedded: uselib(\"$path\") maps the embedded library" qmagic \
+		"$B/dyn-emb" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$dir"
+done <<EOF
+/nonexistent/dir|/nonexistent/dir/libtiny.so.1
+|/libtiny.so.1
+/|//libtiny.so.1
+include|include/libtiny.so.1
+EOF
+RUN_ENV=(AOUT_LIBRARY_DEBUG=1 DYN_LIBDIR=/nonexistent/dir)
+runs_err "embedded: AOUT_LIBRARY_DEBUG=1 says uselib took the embedded copy" \
+	"$B/dyn-emb" 0 "$HELLO" \
+	"$B/dyn-emb: uselib /nonexistent/dir/libtiny.so.1: looked in the embedded libtiny.so.1: loaded"
+RUN_ENV=()
+
+# one library under two names: dynclash with libclash.so.1 renamed
+# libtinyx.so.1 (and its jump table libtiny's), found as a link to
+# libtiny.so.1: embedded once, mapped once, a second uselib() refreshes
+mkdir "$W/two"
+ln -s libtiny.so.1 "$W/two/libtinyx.so.1"
+cp "$TD/libtiny.so.1" "$W/two/"
+if perl -0777 -pe '
+	$n = s/libclash\.so\.1\0/libtinyx.so.1\0/g;
+	$j = s/\x20\x40\x00\x61/\x20\x00\x00\x61/g;
+	$n == 1 && $j == 1 or die "dynclash is not as expected\n";
+' "$TD/dynclash.qmagic.aout" >"$W/dyntwo.aout" 2>"$W/perl.err"; then
+	convert "aout2elf converts a program naming libtiny.so.1 also libtinyx.so.1" \
+		"$B/dyn-two" -L "$W/two" "$W/dyntwo.aout"
+	if command -v readelf >/dev/null 2>&1; then
+		check "... and carries the library once" sh -c \
+			"readelf -SW '$B/dyn-two' | grep -c '\.lib\.' | grep -qx 1"
+	else
+		skip "... and carries the library once (no readelf)"
+	fi
+	RUN_ENV=(AOUT_LIBRARY_DEBUG=1)
+	runs_err "embedded: both names map the one embedded copy" "$B/dyn-two" 0 "$HELLO" \
+		"$B/dyn-two: uselib /usr/lib/libtiny.so.1: looked in the embedded libtiny.so.1: loaded
+$B/dyn-two: uselib /usr/lib/libtinyx.so.1: looked in the embedded libtiny.so.1: loaded"
+	RUN_ENV=()
+	runs "embedded under two names: uselib() again maps it afresh" qmagic \
+		"$B/dyn-two" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_USELIB_TWICE=1
+else
+	not_ok "a program naming libtiny.so.1 also libtinyx.so.1 is made" "$(cat "$W/perl.err")"
+fi
+
+# ---- embedded means embedded: no library file is opened ----
+desc="embedded: strace shows no open of libtiny.so.1 (nor for an unreadable path)"
+if ! command -v strace >/dev/null 2>&1; then
+	skip "$desc (no strace)"
+elif can_run "$desc" qmagic "$B/dyn-two"; then
+	run strace -f -qq -o "$W/strace" -e trace=open,openat,openat2,process_vm_readv \
+		env -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1 "$B/dyn-two"
+	if [ "$st" = 0 ] && grep -q '^[0-9]* *process_vm_readv(' "$W/strace" &&
+		! grep -E 'open(at2?)?\(.*libtiny' "$W/strace" >"$W/strace.opens"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		report_run
+		show "$W/strace.opens" "opened"
+	fi
+fi
+desc="embedded: runs in a chroot holding only the converted program"
+if ! is_root; then
+	skip "$desc (needs root)"
+elif can_run "$desc" qmagic "$B/dyn-two"; then
+	mkdir "$W/root"
+	cp "$B/dyn-two" "$W/root/dyn"
+	run chroot "$W/root" /dyn
+	expect "$desc" 0 "$HELLO"
+fi
+# a sandbox that refuses process_vm_readv: the path is checked by opening it
+desc="embedded, process_vm_readv refused: EFAULT still, and the embedded copy"
+if [ ! -x ./tests/helpers/deny ]; then
+	skip "$desc (tests/helpers/deny not built)"
+else
+	runs "$desc" qmagic "$B/dyn-emb" 0 "$HELLO" ./tests/helpers/deny 347 \
+		"$(command -v env)" -u AOUT_LIBRARY_PATH DYN_USELIB_FAULT=1 \
+		DYN_LIBDIR=/nonexistent/dir
+fi
 
 # ---- --no-embed-libs: found when the program runs ----
 convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \
@@ -309,8 +422,16 @@ runs "--no-embed-libs: -L folder gone, found in a later LD_LIBRARY_PATH folder" 
 	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/empty" \
 	LD_LIBRARY_PATH="$W/empty:$W/rt.copy"
 RUN_ENV=(LD_LIBRARY_PATH="$W/empty")
-runs_fail "--no-embed-libs: not in LD_LIBRARY_PATH either: the line names it" \
-	qmagic "$B/dyn-rt" 127 "libtiny.so.1" "LD_LIBRARY_PATH ($W/empty)"
+runs_fail "--no-embed-libs: not in LD_LIBRARY_PATH either: uselib() fails with ENOENT" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 2"
+RUN_ENV=(AOUT_LIBRARY_PATH="$W/empty" LD_LIBRARY_PATH="$W/empty" AOUT_LIBRARY_DEBUG=1)
+runs_err "--no-embed-libs: AOUT_LIBRARY_DEBUG=1 lists the places, then dyn's own line" \
+	"$B/dyn-rt" 127 "" \
+	"$B/dyn-rt: uselib /usr/lib/libtiny.so.1: looked in $(places libtiny.so.1 "$W/empty" /usr/lib "$W/empty" "$W/rt"): error 2
+dyn: can't load library '/usr/lib/libtiny.so.1': uselib failed with error 2"
+RUN_ENV=(AOUT_LIBRARY_DEBUG=0)
+runs_fail "--no-embed-libs: AOUT_LIBRARY_DEBUG=0 lists nothing" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 2"
 RUN_ENV=()
 RUN_ENV=(AOUT_LIBRARY_PATH="$TD/old" DYN_LIBDIR="$W/rt.copy")
 runs_fail "--no-embed-libs: AOUT_LIBRARY_PATH is searched before the given path" \
@@ -326,13 +447,16 @@ runs "--no-embed-libs: uselib() of a pointer it cannot read fails with EFAULT" \
 runs "--no-embed-libs: brk moved by the library's code stays exact" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env AOUT_LIBRARY_PATH="$W/rt.copy" DYN_LIB_BRK=1
 RUN_ENV=()
-runs_fail "--no-embed-libs: neither: exit 127, one line naming libtiny.so.1 and the folders" \
-	qmagic "$B/dyn-rt" 127 "cannot find the a.out library libtiny.so.1" \
-	"$W/rt:$CUSTOMARY"
+runs_fail "--no-embed-libs: neither: uselib() fails with ENOENT, dyn says so (127)" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 2"
 RUN_ENV=(AOUT_LIBRARY_PATH="$W/empty")
-runs_fail "--no-embed-libs: not in AOUT_LIBRARY_PATH either: the line names it too" \
-	qmagic "$B/dyn-rt" 127 "libtiny.so.1" "AOUT_LIBRARY_PATH ($W/empty)" \
-	"$W/rt:$CUSTOMARY"
+runs_fail "--no-embed-libs: not in AOUT_LIBRARY_PATH either: ENOENT" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 2"
+# the kernel's error for the path given, where the library is nowhere
+RUN_ENV=(DYN_LIBDIR="$TD/dyn.qmagic.aout")
+runs_fail "--no-embed-libs: nowhere, and the path given goes through a file: ENOTDIR (20)" \
+	qmagic "$B/dyn-rt" 127 "dyn: can't load library '$TD/dyn.qmagic.aout/libtiny.so.1'" \
+	"error 20"
 RUN_ENV=()
 mv "$W/rt.copy" "$W/rt"
 
@@ -351,9 +475,16 @@ convert "--no-embed-libs: dynmissing.qmagic.aout converts (libmissing.so.1 is no
 	"$B/dynmissing" --no-embed-libs -L "$TESTDATA" "$TD/dynmissing.qmagic.aout"
 check "... with a warning naming libmissing.so.1" \
 	grep -q '^aout2elf: warning: .*libmissing\.so\.1' "$ERR"
-runs_fail "dynmissing: exit 127, one line naming libmissing.so.1 and the folders" \
-	qmagic "$B/dynmissing" 127 "cannot find the a.out library libmissing.so.1" \
-	"$TD:$CUSTOMARY"
+runs_fail "dynmissing: uselib() fails with ENOENT, dyn's own line, exit 127" \
+	qmagic "$B/dynmissing" 127 \
+	"dyn: can't load library '/usr/lib/libmissing.so.1': uselib failed with error 2"
+RUN_ENV=(AOUT_LIBRARY_DEBUG=1)
+runs_err "dynmissing: AOUT_LIBRARY_DEBUG=1: a line per uselib() saying where it looked" \
+	"$B/dynmissing" 127 "" \
+	"$B/dynmissing: uselib /usr/lib/libtiny.so.1: looked in /usr/lib/libtiny.so.1, $TD/libtiny.so.1: loaded
+$B/dynmissing: uselib /usr/lib/libmissing.so.1: looked in $(places libmissing.so.1 /usr/lib "$TD"): error 2
+dyn: can't load library '/usr/lib/libmissing.so.1': uselib failed with error 2"
+RUN_ENV=()
 
 # ---- conversion errors: exit 1, one line, no output file ----
 # conv_error DESCRIPTION INPUT STRING... -- ARG...: aout2elf ARG... INPUT
@@ -514,6 +645,9 @@ else
 			run "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH "$var=$TD/old" "$W/suid/dyn"
 			expect "$desc_s $var is ignored" 0 "$HELLO"
 		done
+		# nor learns where it looks for them
+		run "${NOBODY[@]}" env -u AOUT_LIBRARY_PATH AOUT_LIBRARY_DEBUG=1 "$W/suid/dyn"
+		expect "$desc_s AOUT_LIBRARY_DEBUG is ignored" 0 "$HELLO"
 	fi
 fi
 

@@ -531,7 +531,17 @@ static void check_stub_plan(const struct plan *p, const struct elfw_layout *l,
 		CU_ASSERT(all_zero((const uint8_t *)sl->name + strlen(pl->name),
 				   sizeof sl->name - strlen(pl->name)));
 		CHECK_U(sl->mapped, 0);
-		if (pl->embedded) {
+		if (pl->same_as) {
+			/* another name of an earlier entry: its staging */
+			const struct stub_lib *first = &sp->libs[pl->same_as - 1];
+
+			CU_ASSERT(pl->same_as <= i);
+			CU_ASSERT(!pl->embedded);
+			CHECK_U(sl->start, first->start);
+			CHECK_U(sl->len, first->len);
+			CHECK_U(sl->bss_len, first->bss_len);
+			CHECK_U(sl->stage, first->stage);
+		} else if (pl->embedded) {
 			CHECK_U(sl->start, pl->start);
 			CHECK_U(sl->len, pl->len);
 			CHECK_U(sl->bss_len, pl->bss_len);
@@ -2069,6 +2079,49 @@ static void test_write_embedded_libs(void)
 	}
 }
 
+/*
+ * A library the program names twice: one segment and one section, and in
+ * the stub plan a second entry, under the other name, with the same
+ * staging.
+ */
+static void test_write_library_two_names(void)
+{
+	struct wlibs *w = wlibs_new();
+	struct aoutgen_spec s;
+	struct conv c;
+	struct readback r;
+	struct stub_plan sp;
+
+	strcpy(w->set.libs[0].name, "/lib/libunita.so.4");
+	strcpy(w->set.libs[0].aliases[0], "/usr/lib/libunita.so.4.1");
+	w->set.libs[0].naliases = 1;
+	aoutgen_default(&s, AOUT_QMAGIC);
+	if (conv_run_opts(&c, &s, NULL, SYMS_ALL, &w->set, NULL, 0) == 0) {
+		check_with_libelf(&c);
+		CHECK_U(c.p.nlibs, 4);
+		CHECK_U(c.l.nregions, 6);
+		CHECK_U(c.l.region[5].len, 0);
+		CHECK_U(c.l.end, c.l.region[0].page_off + 0x8000);
+	}
+	if (c.file && rb_open(&c, &r) == 0) {
+		uint32_t sb = c.l.stage_base;
+
+		CHECK_U(r.nph, 5);
+		CHECK_U(rb_shdr(&r, ".lib.libunita.so.4").sh_addr, sb + 0x3000);
+		CHECK_U(rb_shdr(&r, ".lib.libunita.so.4.1").sh_type, SHT_NULL);
+		if (rb_plan(&c, &sp) == 0) {
+			CHECK_U(sp.nlibs, 4);
+			CHECK_SLIB(sp.libs[0], "libunita.so.4", W_LIB_A, 0x3000,
+				   0x3000, sb + 0x3000);
+			CHECK_SLIB(sp.libs[3], "libunita.so.4.1", W_LIB_A, 0x3000,
+				   0x3000, sb + 0x3000);
+		}
+		rb_close(&r);
+	}
+	conv_free(&c);
+	wlibs_free(w);
+}
+
 /* --no-embed-libs: no library segment or section, looked up by name. */
 static void test_write_libs_not_embedded(void)
 {
@@ -2448,6 +2501,7 @@ int unit_elfwrite_register(void)
 		UNIT_TEST(test_write_text_only),
 		UNIT_TEST(test_write_odd_sizes),
 		UNIT_TEST(test_write_embedded_libs),
+		UNIT_TEST(test_write_library_two_names),
 		UNIT_TEST(test_write_libs_not_embedded),
 		UNIT_TEST(test_write_direct),
 		UNIT_TEST(test_write_errors),

@@ -1,13 +1,16 @@
 /*
  * src/plan.c: the load map of load_aout_binary for each magic, the exact
- * brk, the zero pages of set_brk, --noexecstack, and the image limit.
+ * brk, the zero pages of set_brk, --noexecstack, the image limit, and
+ * the names the stub knows the libraries by.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
 
 #include "aout.h"
+#include "libs.h"
 #include "plan.h"
 #include "helpers/aoutgen.h"
 #include "unit.h"
@@ -436,6 +439,161 @@ static void test_plan_min_addr_and_entry(void)
 	}
 }
 
+/* ==== plan_add_libs: the names the stub knows the libraries by ==== */
+
+#define LIB_A 0x61000000u
+#define LIB_B 0x62000000u
+
+/* Two found libraries, A and B, as libs_resolve leaves them. */
+struct two_libs {
+	struct aoutgen g[2];
+	char path[2][64];
+	struct libset set;
+	struct plan p;
+};
+
+static struct two_libs *two_libs_new(const char *name_a, const char *name_b)
+{
+	struct two_libs *t = calloc(1, sizeof *t);
+	struct aoutgen_spec s;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	aoutgen_library(&s, LIB_A);
+	aoutgen_build(&s, &t->g[0]);
+	aoutgen_library(&s, LIB_B);
+	aoutgen_build(&s, &t->g[1]);
+	snprintf(t->path[0], sizeof t->path[0], "/old/lib/libc.so.4.4.1");
+	snprintf(t->path[1], sizeof t->path[1], "/old/usr/lib/libm.so.4.4.1");
+	CU_ASSERT_EQUAL_FATAL(unit_lib_fill(&t->set.libs[0], name_a, t->path[0],
+					    &t->g[0]), 0);
+	CU_ASSERT_EQUAL_FATAL(unit_lib_fill(&t->set.libs[1], name_b, t->path[1],
+					    &t->g[1]), 0);
+	t->set.n = 2;
+	return t;
+}
+
+static void two_libs_free(struct two_libs *t)
+{
+	for (size_t i = 0; i < 2; i++) {
+		unit_lib_release(&t->set.libs[i]);
+		aoutgen_free(&t->g[i]);
+	}
+	free(t);
+}
+
+static void alias(struct lib *l, const char *name)
+{
+	snprintf(l->aliases[l->naliases++], sizeof l->aliases[0], "%s", name);
+}
+
+static int add_libs(struct two_libs *t, int no_embed, struct diag *d)
+{
+	struct plan_options o = { .no_embed_libs = no_embed };
+
+	memset(&t->p, 0, sizeof t->p);
+	return plan_add_libs(&t->p, &t->set, &o, NULL, 0, d);
+}
+
+#define CHECK_PLIB(pl, nm, same, emb, st) do { \
+	CHECK_STR((pl).name, nm); \
+	CHECK_U((pl).same_as, same); \
+	CHECK_U((pl).embedded, emb); \
+	CHECK_U((pl).start, st); \
+} while (0)
+
+/* The final component of the name the program gives, each library at
+ * the index it has in the set. */
+static void test_plan_libs_final_component(void)
+{
+	struct two_libs *t = two_libs_new("/lib/libc.so.4", "libm.so.4");
+	struct diag d = { "" };
+
+	for (int no_embed = 0; no_embed < 2; no_embed++) {
+		CU_ASSERT_EQUAL(add_libs(t, no_embed, &d), 0);
+		CHECK_U(t->p.nlibs, 2);
+		CHECK_PLIB(t->p.libs[0], "libc.so.4", 0, !no_embed, LIB_A);
+		CHECK_PLIB(t->p.libs[1], "libm.so.4", 0, !no_embed, LIB_B);
+		CU_ASSERT(t->p.dynamic);
+	}
+	two_libs_free(t);
+}
+
+/*
+ * Other names of an embedded library: one entry per other final
+ * component, after the libraries, naming the entry it shares.
+ */
+static void test_plan_libs_aliases(void)
+{
+	struct two_libs *t = two_libs_new("/lib/libc.so.4", "/usr/lib/libm.so.4");
+	struct diag d = { "" };
+
+	alias(&t->set.libs[0], "/usr/lib/libc.so.4"); /* the same final one */
+	alias(&t->set.libs[0], "/lib/libc.so.4.4.1");
+	alias(&t->set.libs[0], "libc.so.4.4.1");      /* again */
+	alias(&t->set.libs[1], "/lib/libm.so");
+	CU_ASSERT_EQUAL(add_libs(t, 0, &d), 0);
+	CHECK_U(t->p.nlibs, 4);
+	CHECK_PLIB(t->p.libs[0], "libc.so.4", 0, 1, LIB_A);
+	CHECK_PLIB(t->p.libs[1], "libm.so.4", 0, 1, LIB_B);
+	/* staged once, with the first name: nothing of their own */
+	CHECK_PLIB(t->p.libs[2], "libc.so.4.4.1", 1, 0, 0);
+	CHECK_PLIB(t->p.libs[3], "libm.so", 2, 0, 0);
+	CHECK_U(t->p.libs[2].len, 0);
+	CHECK_U(t->p.libs[3].filesz, 0);
+
+	/* found at run time, each is looked for by the name given */
+	CU_ASSERT_EQUAL(add_libs(t, 1, &d), 0);
+	CHECK_U(t->p.nlibs, 2);
+	two_libs_free(t);
+}
+
+/* Two libraries the stub could not tell apart fail, naming both files. */
+static void test_plan_libs_one_file_name(void)
+{
+	struct two_libs *t = two_libs_new("/lib/libc.so.4", "/usr/lib/libc.so.4");
+	struct diag d = { "" };
+
+	CU_ASSERT_EQUAL(add_libs(t, 0, &d), -1);
+	CHECK_MSG(&d, "the a.out libraries /old/lib/libc.so.4.4.1 and "
+		      "/old/usr/lib/libm.so.4.4.1 have one file name, libc.so.4: "
+		      "the converted program could not tell them apart");
+	/* not embedded, each is looked for by the whole path given */
+	CU_ASSERT_EQUAL(add_libs(t, 1, &d), 0);
+	CHECK_U(t->p.nlibs, 2);
+	two_libs_free(t);
+
+	t = two_libs_new("/lib/libc.so.4", "/lib/libm.so.4");
+	alias(&t->set.libs[1], "/usr/lib/libc.so.4");
+	CU_ASSERT_EQUAL(add_libs(t, 0, &d), -1);
+	CHECK_MSG(&d, "the a.out libraries /old/lib/libc.so.4.4.1 and "
+		      "/old/usr/lib/libm.so.4.4.1 have one file name, libc.so.4: "
+		      "the converted program could not tell them apart");
+	two_libs_free(t);
+}
+
+/* The names, other names included, fit in the stub's STUB_MAX_LIBS. */
+static void test_plan_libs_too_many_names(void)
+{
+	struct two_libs *t = two_libs_new("libc.so.4", "libm.so.4");
+	struct diag d = { "" };
+	char name[32];
+
+	/* a third, not found: 3 names and 13 others */
+	CU_ASSERT_EQUAL_FATAL(unit_lib_fill(&t->set.libs[2], "libx.so.1", NULL,
+					    NULL), 0);
+	t->set.n = 3;
+	for (int i = 0; i < STUB_MAX_LIBS - 3; i++) {
+		snprintf(name, sizeof name, "libc.so.4.%d", i);
+		alias(&t->set.libs[i % 2], name);
+	}
+	CU_ASSERT_EQUAL(add_libs(t, 0, &d), 0);
+	CHECK_U(t->p.nlibs, STUB_MAX_LIBS);
+	alias(&t->set.libs[1], "libm.so");
+	CU_ASSERT_EQUAL(add_libs(t, 0, &d), -1);
+	CHECK_MSG(&d, "names a.out libraries by more than 16 file names");
+	two_libs_free(t);
+}
+
 int unit_plan_register(void)
 {
 	static const struct unit_test tests[] = {
@@ -450,6 +608,10 @@ int unit_plan_register(void)
 		UNIT_TEST(test_plan_noexec),
 		UNIT_TEST(test_plan_image_limit),
 		UNIT_TEST(test_plan_min_addr_and_entry),
+		UNIT_TEST(test_plan_libs_final_component),
+		UNIT_TEST(test_plan_libs_aliases),
+		UNIT_TEST(test_plan_libs_one_file_name),
+		UNIT_TEST(test_plan_libs_too_many_names),
 		UNIT_END
 	};
 

@@ -46,6 +46,7 @@ void commit(const struct start *s)
 	prog_name = s->name;
 	env_libpath = s->libpath;
 	env_ldpath = s->ldpath;
+	lib_debug = s->lib_debug;
 }
 
 /*
@@ -247,7 +248,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	uint32_t envc = 0, execfn = 0, secure = 0;
 	uint32_t sp_low = (uint32_t)elf_sp;
 	struct start s = { .gate = 0, .vdso = 0, .name = 0, .libpath = 0, .ldpath = 0,
-			   .sp_low = &sp_low };
+			   .lib_debug = 0, .sp_low = &sp_low };
 
 	while (envp[envc])
 		envc++;
@@ -278,7 +279,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	/*
 	 * Read before build_aout_frame moves the pointer arrays over these.
 	 * Not in a setuid or setgid program (AT_SECURE): whoever runs it would
-	 * choose the libraries it maps, as ld.so never let them.
+	 * choose the libraries it maps, as ld.so never let them, or learn
+	 * where they are.
 	 */
 	for (uint32_t i = 0; i < envc && (plan->flags & STUB_F_DYNAMIC) && !secure;
 	     i++)
@@ -286,6 +288,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			s.libpath = envp[i] + 18;
 		else if (str_prefix(envp[i], "LD_LIBRARY_PATH="))
 			s.ldpath = envp[i] + 16;
+		else if (str_eq(envp[i], "AOUT_LIBRARY_DEBUG=1"))
+			s.lib_debug = 1;
 	if (argc && argv[0][0])
 		s.name = argv[0];
 	else if (execfn)

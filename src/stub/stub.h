@@ -50,6 +50,7 @@ struct start {
 	const char *name;    /* the program, for messages (0: PROG_NAME says one) */
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
 	const char *ldpath;  /* LD_LIBRARY_PATH, or 0 */
+	int lib_debug;       /* AOUT_LIBRARY_DEBUG=1 */
 	uint32_t *sp_low;    /* lowest %esp of a start_call (see stack_dirty) */
 };
 
@@ -78,6 +79,7 @@ uint32_t brk_emulate(uint32_t want);
 /* ---- uselib.c: a.out shared libraries ---- */
 
 extern const char *env_libpath, *env_ldpath; /* set by commit() */
+extern int lib_debug; /* AOUT_LIBRARY_DEBUG=1: say where each uselib looked */
 
 long do_uselib(const char *path);
 long do_open_from_ldso(const char *path, long flags, long mode);

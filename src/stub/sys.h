@@ -42,6 +42,7 @@
 #define NR_mincore 218
 #define NR_madvise 219
 #define NR_exit_group 252
+#define NR_process_vm_readv 347
 #define NR_seccomp 354
 #define NR_faccessat2 439
 
@@ -56,6 +57,7 @@
 #define EINVAL 22
 #define ENFILE 23
 #define EMFILE 24
+#define ENAMETOOLONG 36
 #define ENOSYS 38
 
 /* ---- memory ---- */
@@ -73,6 +75,7 @@
 #define O_RDONLY 0
 #define O_NONBLOCK 04000
 #define O_CLOEXEC 0x80000
+#define PATH_MAX 4096 /* with its NUL, the longest path getname takes */
 #define SEEK_SET 0
 #define SEEK_END 2
 #define X_OK 1
@@ -80,6 +83,11 @@
 #define AT_EMPTY_PATH 0x1000
 #define S_IFMT 0170000
 #define S_IFREG 0100000
+
+/* struct iovec, for process_vm_readv */
+struct iovec {
+	uint32_t base, len;
+};
 
 /* i386 struct stat64 (96 bytes), as 32-bit words */
 #define STAT64_WORDS 24

@@ -1,10 +1,14 @@
 /*
  * uselib(2), as load_aout_library in ia32_aout.c did it, trapped and
- * answered by do_uselib: an embedded library is moved from its staging
- * (place_embedded) or mapped afresh (refresh_embedded); any other is
- * looked for on disk (search_dirs: open_library, may_use_library) and
- * mapped from its file (load_library_file).  Once ld.so is mapped, its
- * open of /etc/ld.so.cache is trapped too (do_open_from_ldso).
+ * answered by do_uselib: an embedded library, known by the final
+ * component of the path given (path_readable checks that path without
+ * opening it), is moved from its staging (place_embedded) or mapped
+ * afresh (refresh_embedded); any other is looked for on disk
+ * (search_dirs: open_library, may_use_library) and mapped from its file
+ * (load_library_file).  Failures are the kernel's errors, for the
+ * program's crt0 or ld.so to report; AOUT_LIBRARY_DEBUG=1 has each
+ * uselib say where it looked (say).  Once ld.so is mapped, its open of
+ * /etc/ld.so.cache and /etc/ld.so.conf is trapped too (do_open_from_ldso).
  */
 #include "../aout_format.h"
 #include "stub.h"
@@ -15,6 +19,30 @@
 static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
 const char *env_libpath, *env_ldpath;
+int lib_debug;
+
+/* Part of the AOUT_LIBRARY_DEBUG line, written as it comes. */
+static void say(const char *s)
+{
+	if (lib_debug)
+		stub_syscall(NR_write, 2, (long)s, (long)str_len(s), 0, 0, 0);
+}
+
+/* The line's end: the result of the uselib (returned), and the newline. */
+static long said(long r)
+{
+	if (lib_debug) {
+		struct line l = { .len = 0 };
+
+		put_str(&l, r ? ": error " : ": loaded");
+		if (r)
+			put_dec(&l, (uint32_t)-r);
+		put_str(&l, "\n");
+		l.buf[l.len] = 0;
+		say(l.buf);
+	}
+	return r;
+}
 
 static const char *base_name(const char *path)
 {
@@ -61,10 +89,13 @@ static long load_library_file(int fd, struct stub_lib *out)
 	uint32_t bss_end = PAGE_UP(h.text + h.data + h.bss);
 	long r;
 
-	/* Above IMAGE_LIMIT live the stub and the stack: never map over them. */
+	/*
+	 * Above IMAGE_LIMIT live the stub and the stack: never map over them.
+	 * The a.out kernel's vm_brk found no room there either: ENOMEM.
+	 */
 	if ((uint64_t)h.text + h.data + h.bss > IMAGE_LIMIT ||
 	    (uint64_t)start + bss_end > IMAGE_LIMIT)
-		return -ENOEXEC;
+		return -ENOMEM;
 
 	if (txtoff & (STUB_PAGE - 1)) {
 		/* Not page aligned in the file: the kernel copied it. */
@@ -72,13 +103,10 @@ static long load_library_file(int fd, struct stub_lib *out)
 		if (r)
 			return r;
 		stub_syscall(NR_lseek, fd, (long)txtoff, SEEK_SET, 0, 0, 0);
-		for (uint32_t got = 0; got < h.text + h.data;) {
+		/* read_code's result was ignored: a short read leaves zeros */
+		for (uint32_t got = 0; got < h.text + h.data && n > 0; got += (uint32_t)n)
 			n = stub_syscall(NR_read, fd, (long)(start + got),
 					 (long)(h.text + h.data - got), 0, 0, 0);
-			if (n <= 0)
-				return n ? n : -ENOEXEC;
-			got += (uint32_t)n;
-		}
 	} else {
 		r = stub_syscall(NR_mmap2, (long)start, (long)(h.text + h.data), RWX,
 				 MAP_PRIVATE | MAP_FIXED, fd, 0);
@@ -107,8 +135,14 @@ static int join_path(char *buf, size_t cap, const char *dir, size_t dirlen,
 	return 1;
 }
 
+/* what goes before the next place in the AOUT_LIBRARY_DEBUG line */
+static const char *sep;
+
 static long open_library(const char *path)
 {
+	say(sep);
+	say(path);
+	sep = ", ";
 	return stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
 }
 
@@ -182,32 +216,6 @@ static long search_dirs(const char *list, const char *name, struct stub_lib *l)
 	return 1;
 }
 
-static __attribute__((noreturn)) void die_no_library(const char *name)
-{
-	struct line l = { .len = 0 };
-
-	put_str(&l, PROG_NAME);
-	put_str(&l, ": cannot find the a.out library ");
-	put_str(&l, name);
-	put_str(&l, "; looked in ");
-	if (env_libpath) {
-		put_str(&l, "AOUT_LIBRARY_PATH (");
-		put_str(&l, env_libpath);
-		put_str(&l, "), ");
-	}
-	if (env_ldpath) {
-		put_str(&l, "LD_LIBRARY_PATH (");
-		put_str(&l, env_ldpath);
-		put_str(&l, "), ");
-	}
-	if (the_plan()->paths[0]) {
-		put_str(&l, the_plan()->paths);
-		put_str(&l, ":");
-	}
-	put_str(&l, customary_dirs);
-	die_line(&l);
-}
-
 /*
  * The plan's libraries, copied where the stub may write: the plan shares
  * its pages with the stub's code, which may be mapped read-only.
@@ -242,48 +250,122 @@ static long refresh_embedded(const struct stub_lib *l)
 }
 
 /*
- * The library is looked for by its name: in AOUT_LIBRARY_PATH, then at
- * the path the program gave (where load_aout_library opened it: ld.so's
- * own search, LD_LIBRARY_PATH included), then in LD_LIBRARY_PATH's
- * folders, the -L folders of the conversion and the customary ones.  An
- * embedded library is the one the conversion chose; it is mapped
- * whatever the path says.
+ * Whether the string the program gave can be read, as the kernel's
+ * getname read it: 0, or its error (EFAULT, ENAMETOOLONG past PATH_MAX).
+ * Read through process_vm_readv on the stub's own process, a page at a
+ * time (a page is read whole or not at all), so that a bad pointer
+ * fails the call and not the stub, and no file is opened: 1 where a
+ * sandbox or an emulator refuses the call.
  */
-long do_uselib(const char *path)
+static long path_readable(const char *path)
 {
-	/* the kernel's answer to a path the program cannot read, before the
-	 * stub reads it; and the given path, for the search below */
-	long given = open_library(path);
+	char chunk[64];
+	uint32_t at = (uint32_t)path, len = 0;
+	long pid = stub_syscall(NR_getpid, 0, 0, 0, 0, 0, 0);
 
-	if (given == -EFAULT)
-		return -EFAULT;
+	while (len < PATH_MAX) {
+		uint32_t want = STUB_PAGE - at % STUB_PAGE;
 
+		if (want > sizeof chunk)
+			want = sizeof chunk;
+		if (want > PATH_MAX - len)
+			want = PATH_MAX - len;
+		struct iovec local = { (uintptr_t)&chunk[0], want };
+		struct iovec remote = { at, want };
+		long got = stub_syscall(NR_process_vm_readv, pid, (long)&local, 1,
+					(long)&remote, 1, 0);
+
+		if (got == -EFAULT || got == 0)
+			return -EFAULT;
+		if (got < 0)
+			return 1;
+		for (long i = 0; i < got; i++)
+			if (!chunk[i])
+				return 0;
+		at += (uint32_t)got;
+		len += (uint32_t)got;
+	}
+	return -ENAMETOOLONG;
+}
+
+/*
+ * An embedded library is the one the conversion chose: it is known by
+ * the final component of the path, whatever the folders say (crt0s
+ * and ld.so tried /usr/lib/, /lib/, //, ld.so.conf's folders...), and
+ * no file is opened for it.  Its names share one staging: the entry of
+ * the first keeps whether it is mapped.
+ */
+static struct stub_lib *embedded(const char *name)
+{
 	const struct stub_plan *plan = the_plan();
-	const char *name = base_name(path);
-	struct stub_lib scratch = { .mapped = 0 }, *l = &scratch;
-	long r = 1;
+	uint32_t n = plan->nlibs < STUB_MAX_LIBS ? plan->nlibs : STUB_MAX_LIBS;
+	struct stub_lib *l = 0;
 
 	if (!libs_copied) {
 		memcpy(libs, plan->libs, sizeof libs);
 		libs_copied = 1;
 	}
-	for (uint32_t i = 0; i < plan->nlibs && i < STUB_MAX_LIBS; i++)
+	for (uint32_t i = 0; i < n && !l; i++)
 		if (str_eq(libs[i].name, name))
 			l = &libs[i];
-	if (l->stage) {
-		if (given >= 0)
-			stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
+	for (uint32_t i = 0; l && l->stage && i < n; i++)
+		if (libs[i].stage == l->stage)
+			return &libs[i];
+	return l;
+}
+
+/*
+ * Any other library is looked for by its name: in AOUT_LIBRARY_PATH,
+ * then at the path the program gave (where load_aout_library opened it:
+ * ld.so's own search, LD_LIBRARY_PATH included), then in
+ * LD_LIBRARY_PATH's folders, the -L folders of the conversion and the
+ * customary ones.  Where it is nowhere, uselib fails as the kernel did
+ * for the path given (ENOENT, mostly), and the program's crt0 or ld.so
+ * says so in its own words.
+ */
+long do_uselib(const char *path)
+{
+	long r = path_readable(path);
+
+	if (r > 0) { /* the kernel's answer to a path it could not read */
+		r = stub_syscall(NR_open, (long)path, O_LIBRARY, 0, 0, 0, 0);
+		if (r >= 0)
+			stub_syscall(NR_close, r, 0, 0, 0, 0, 0);
+		r = r == -EFAULT || r == -ENAMETOOLONG ? r : 0;
+	}
+	say(PROG_NAME);
+	say(": uselib ");
+	if (r < 0) {
+		say("of a path it cannot read");
+		return said(r);
+	}
+	say(path);
+	say(": looked in ");
+	sep = "";
+
+	const char *name = base_name(path);
+	struct stub_lib scratch = { .mapped = 0 }, *l = embedded(name);
+
+	if (l && l->stage) {
+		say("the embedded ");
+		say(l->name);
 		r = l->mapped ? refresh_embedded(l) : place_embedded(l);
 	} else { /* mapped afresh at every call, as the kernel did */
+		long miss = -ENOENT;
+
+		l = l ? l : &scratch;
 		r = search_dirs(env_libpath, name, l);
-		if (given >= 0) {
+		if (r > 0) {
+			long fd = open_library(path);
+
 			/* the kernel's answer for the path given, EACCES too */
-			if (r > 0 && (r = may_use_library(given)) == 0)
-				r = load_from(given, l);
-			else
-				stub_syscall(NR_close, given, 0, 0, 0, 0, 0);
-		} else if (r > 0 && open_ends_search(given)) {
-			r = given;
+			if (fd >= 0 && (r = may_use_library(fd)) == 0)
+				r = load_from(fd, l);
+			else if (fd >= 0)
+				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+			else if (open_ends_search(fd))
+				r = fd;
+			miss = fd;
 		}
 		/*
 		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
@@ -293,28 +375,30 @@ long do_uselib(const char *path)
 		if (r > 0)
 			r = search_dirs(env_ldpath, name, l);
 		if (r > 0)
-			r = search_dirs(plan->paths, name, l);
+			r = search_dirs(the_plan()->paths, name, l);
 		if (r > 0)
 			r = search_dirs(customary_dirs, name, l);
 		if (r > 0)
-			die_no_library(name);
+			r = miss;
 	}
 	if (r < 0)
-		return r;
+		return said(r);
 	if (!l->mapped && str_eq(name, "ld.so"))
 		install_ldso_traps(l);
 	l->mapped = 1;
-	return 0;
+	return said(0);
 }
 
 /*
- * ld.so 1.x reads /etc/ld.so.cache; today's file is a glibc cache, and
- * ld.so would complain on stderr that it is corrupt.  Without a cache it
- * silently searches its folders, and uselib() above finds the libraries.
+ * ld.so 1.x reads /etc/ld.so.cache and /etc/ld.so.conf; today's are
+ * glibc's: ld.so would complain on stderr that the cache is corrupt, and
+ * take the words of the conf ("include", ...) for folders to search.
+ * Without either it silently searches its folders, and uselib() above
+ * finds the libraries.
  */
 long do_open_from_ldso(const char *path, long flags, long mode)
 {
-	if (str_eq(path, "/etc/ld.so.cache"))
+	if (str_eq(path, "/etc/ld.so.cache") || str_eq(path, "/etc/ld.so.conf"))
 		return -ENOENT;
 	return stub_syscall(NR_open, (long)path, flags, mode, 0, 0, 0);
 }
