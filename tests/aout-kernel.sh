@@ -17,7 +17,9 @@
 #   proves that their expectations are the loader's;
 # - with ../shared/corpus: aln, hello-syms, and (in a chroot holding lib/)
 #   pwd.exe and gforth-0.2.1 (its "5", and its errors caught by signal
-#   handlers, its heap addresses, files and floats).
+#   handlers, its heap addresses, files and floats); and the 1993 programs
+#   of oldlinux/, whose crt0 calls uselib itself, each in a copy of the
+#   old system's tree.
 #
 # The VM runs without NX (noexec=off, see tools/run-in-vm): under NX the
 # 5.10 loader's OMAGIC, NMAGIC and ZMAGIC text is not executable.  Skips
@@ -164,11 +166,13 @@ if [ -d "$corpus" ]; then
 		cp "$corpus/gforth-0.2.1.fi" "$W/root/$v/"
 	done
 	cat >>"$job" <<'EOF2'
-# rc V NAME PROG ARG...: PROG run in the chroot (whose / holds lib/)
+# rc V NAME PROG ARG...: PROG run in the chroot (whose / holds lib/);
+# with OLDROOT set, in V's own copy of the 1993 system (see below)
 rc() {
-	local v=$1 name=$2
+	local v=$1 name=$2 root=$W/root
 	shift 2
-	timeout -k 5 60 env -i A=1 HOME=/tmp "$(command -v chroot)" "$W/root" "$@" \
+	[ -n "${OLDROOT:-}" ] && root=$W/old-$v
+	timeout -k 5 60 env -i A=1 HOME=/tmp "$(command -v chroot)" "$root" "$@" \
 		>"$W/res/$v.$name.1.out" 2>"$W/res/$v.$name.1.err" </dev/null
 	echo $? >"$W/res/$v.$name.1.rc"
 }
@@ -201,6 +205,51 @@ EOF2
 		done
 	done
 	runs+=(pwd.exe)
+fi
+
+# ---- 1993 programs whose crt0 calls uselib itself (oldlinux/) ----
+# Each of original (o), converted (c) and converted --no-randomize (n)
+# gets its own copy of the old system, the programs at the same paths (so
+# that argv[0] in their messages is the same): /lib with Slackware's libc
+# and libm 4.4.1 and SLS's X11 libraries, and F, the file the README's
+# runs read.  The conversions find the libraries with --sysroot, by the
+# names the programs give, absolute links resolved inside the tree.
+old=$corpus/oldlinux
+if [ -d "$old" ]; then
+	for v in o c n; do
+		mkdir -p "$W/old-$v/bin" "$W/old-$v/tmp"
+		old_libs "$old" "$W/old-$v"
+		printf 'hello world\nfoo bar\nhello\n' >"$W/old-$v/tmp/F"
+		touch -d '1993-07-03 12:00' "$W/old-$v/tmp/F"
+	done
+	for p in cat sed gawk tcsh ls gzip zipinfo; do
+		cp "$old/$p" "$W/old-o/bin/$p"
+		chmod 755 "$W/old-o/bin/$p"
+		opts=(--sysroot "$W/old-o")
+		[ $p = zipinfo ] && opts=(--no-embed-libs) # its library is nowhere
+		convert "converts oldlinux/$p" "$W/old-c/bin/$p" -q "${opts[@]}" "$old/$p"
+		convert "converts oldlinux/$p with --no-randomize" "$W/old-n/bin/$p" -q \
+			--no-randomize "${opts[@]}" "$old/$p"
+	done
+	# old_run NAME PROG ARG...: one run of PROG in each of the three trees
+	old_run() {
+		local v
+		for v in o c n; do
+			{
+				printf 'OLDROOT=1 rc %s' "$v"
+				printf ' %q' "$@"
+				echo
+			} >>"$job"
+		done
+		runs+=("$1")
+	}
+	old_run old-cat /bin/cat /tmp/F
+	old_run old-sed /bin/sed s/hello/bye/ /tmp/F
+	old_run old-gawk /bin/gawk '{print $2, NR*3, sin(1)}' /tmp/F
+	old_run old-tcsh /bin/tcsh -f -c 'echo hi $shell; echo $version'
+	old_run old-ls /bin/ls -l /tmp/F
+	old_run old-gzip /bin/gzip -c /tmp/F
+	old_run old-zipinfo /bin/zipinfo /tmp/F
 fi
 
 # ---- run them all, in one boot of the VM ----
@@ -406,6 +455,16 @@ if [ -d "$corpus" ]; then
 	original_did gforth-here.1 0 '150240 348208 397212 '
 	original_did gforth-file.1 0 hello
 	original_did gforth-float.1 0 '.333333333333333 '
+fi
+if [ -d "$old" ]; then
+	original_did old-cat.1 0 'hello world'
+	original_did old-sed.1 0 'bye world'
+	original_did old-gawk.1 0 'world 3 0.841471'
+	original_did old-tcsh.1 0 'tcsh 6.04.00 (Cornell) 93/07/03 (i386-linux) options 8b,dl,al'
+	original_did old-ls.1 0 '/tmp/F'
+	check "old-zipinfo.1: the original under the a.out loader exits 128, saying its library is missing" \
+		sh -c "test \"\$(cat '$W/res/o.old-zipinfo.1.rc')\" = 128 &&
+			grep -qF \"can't load library '/lib/libc.so.4.0'\" '$W/res/o.old-zipinfo.1.err'"
 fi
 
 declare -A seen

@@ -154,4 +154,109 @@ else
 	expect_refusal "pwd.exe as uid 65534 exits 127 with one line about vm.mmap_min_addr"
 fi
 
+# ---- 1993 programs whose crt0 calls uselib itself (oldlinux/) ----
+# An old system's tree as a user would have it: /lib with the libraries
+# and their links (old_libs).
+old=$corpus/oldlinux
+if [ -d "$old" ]; then
+	R=$W/oldroot
+	mkdir -p "$R/bin"
+	old_libs "$old" "$R"
+	F=$W/F
+	printf 'hello world\nfoo bar\nhello\n' >"$F"
+	chmod -R a+rX "$W"
+	for p in cat sed gawk tcsh ls gzip xclock xeyes; do
+		convert "oldlinux/$p converts with --sysroot, its libraries embedded" \
+			"$R/bin/$p" --sysroot "$R" "$old/$p"
+	done
+	# old_expect DESC NEED_ADDR STATUS STDOUT PROG ARG...
+	old_expect() {
+		local desc=$1 need=$2 want_st=$3 want_out=$4
+		shift 4
+		if ! can_map "$need"; then
+			skip "$desc (needs CAP_SYS_RAWIO or vm.mmap_min_addr <= $need)"
+			return
+		fi
+		run "$@"
+		expect "$desc" "$want_st" "$want_out"
+	}
+	old_expect "oldlinux/cat prints F" 0 0 $'hello world\nfoo bar\nhello\n' "$R/bin/cat" "$F"
+	old_expect "oldlinux/sed s/hello/bye/ F" 0 0 $'bye world\nfoo bar\nbye\n' \
+		"$R/bin/sed" s/hello/bye/ "$F"
+	old_expect "oldlinux/gawk (libm and libc, libm naming libc by another name)" 0 0 \
+		$'world 3 0.841471\nbar 6 0.841471\n 9 0.841471\n' \
+		"$R/bin/gawk" '{print $2, NR*3, sin(1)}' "$F"
+	old_expect "oldlinux/tcsh -f -c echo" 0 0 \
+		$'hi /bin/tcsh\ntcsh 6.04.00 (Cornell) 93/07/03 (i386-linux) options 8b,dl,al\n' \
+		"$R/bin/tcsh" -f -c 'echo hi $shell; echo $version'
+	if can_map 0; then
+		run "$R/bin/ls" -l "$F"
+		check "oldlinux/ls -l F prints one long line" sh -c "test $st = 0 && grep -q '^-rw.* $F\$' '$OUT' && test \$(wc -l <'$OUT') = 1"
+		run sh -c "'$R/bin/gzip' -c '$F' | '$R/bin/gzip' -dc"
+		check "oldlinux/gzip -c F | gzip -dc gives F back" cmp -s "$OUT" "$F"
+	else
+		skip "oldlinux/ls and gzip (need CAP_SYS_RAWIO or vm.mmap_min_addr = 0)"
+	fi
+
+	# Embedded means embedded: in a root that holds the program and F
+	# alone, no library file anywhere, and no library file opened.
+	if is_root && command -v chroot >/dev/null && can_map 0; then
+		E=$W/empty
+		mkdir -p "$E"
+		cp "$R/bin/gawk" "$F" "$E/"
+		run chroot "$E" /gawk '{print $2}' /F
+		expect "oldlinux/gawk runs in a root with no a.out library" 0 $'world\nbar\n\n'
+	else
+		skip "oldlinux/gawk in an empty root (needs root, chroot, address 0)"
+	fi
+	if command -v strace >/dev/null && can_map 0; then
+		run strace -f -qq -e trace=open,openat,uselib -o "$W/gawk.strace" \
+			"$R/bin/gawk" '{print $2}' "$F"
+		check "oldlinux/gawk opens no library file (strace)" \
+			sh -c "test $st = 0 && ! grep -E ' open(at)?\(.*lib(c|m)\.so' '$W/gawk.strace'"
+	else
+		skip "oldlinux/gawk under strace (needs strace, address 0)"
+	fi
+
+	# zipinfo names the 1992 /lib/libc.so.4.0, which nobody has: its crt0
+	# says so with its own words, as under the a.out loader
+	convert "oldlinux/zipinfo converts with --no-embed-libs" "$W/zipinfo" \
+		-q --no-embed-libs "$old/zipinfo"
+	if can_map 0; then
+		run "$W/zipinfo" "$F"
+		check "oldlinux/zipinfo: can't load library '/lib/libc.so.4.0', No such library., exit 128" \
+			sh -c "test $st = 128 && grep -qF \"can't load library '/lib/libc.so.4.0'\" '$ERR' && grep -qxF \"\$(printf '\\tNo such library.')\" '$ERR'"
+	else
+		skip "oldlinux/zipinfo (needs CAP_SYS_RAWIO or vm.mmap_min_addr = 0)"
+	fi
+
+	# X11R5 clients of 1993 on today's X server: their windows appear
+	if command -v Xvfb >/dev/null && command -v xwininfo >/dev/null && can_map 0; then
+		dpy=:$((90 + $$ % 100))
+		Xvfb "$dpy" -screen 0 640x480x24 -nolisten tcp >"$W/xvfb.log" 2>&1 &
+		xvfb=$!
+		for _ in $(seq 50); do
+			DISPLAY=$dpy xwininfo -root >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		DISPLAY=$dpy "$R/bin/xclock" >"$W/xclock.log" 2>&1 &
+		xc=$!
+		DISPLAY=$dpy "$R/bin/xeyes" -geometry 200x150+300+10 >"$W/xeyes.log" 2>&1 &
+		xe=$!
+		for _ in $(seq 100); do
+			DISPLAY=$dpy xwininfo -root -tree >"$W/xtree" 2>&1
+			grep -q '"xclock"' "$W/xtree" && grep -q '"xeyes"' "$W/xtree" && break
+			sleep 0.1
+		done
+		check "oldlinux/xclock opens its window on Xvfb" grep -q '"xclock": ("xclock" "XClock")' "$W/xtree"
+		check "oldlinux/xeyes opens its window on Xvfb" grep -q '"xeyes": ("xeyes" "XEyes")' "$W/xtree"
+		kill "$xc" "$xe" 2>/dev/null
+		wait "$xc" "$xe" 2>/dev/null
+		kill "$xvfb" 2>/dev/null
+		wait "$xvfb" 2>/dev/null
+	else
+		skip "oldlinux/xclock and xeyes (need Xvfb, xwininfo and address 0)"
+	fi
+fi
+
 finish

@@ -18,17 +18,10 @@
 # outside any program's text), slsmissing and slackmissing (and
 # libmissing.so.1, which nobody has), QMAGIC and ZMAGIC.
 #
-# It converts them with -L (and --sysroot, where the converter has it),
+# It converts them with -L and --sysroot,
 # checks what the conversion says of older, other and missing versions,
 # and runs them: embedded with no library file left anywhere, and with
 # --no-embed-libs against other libraries at run time.
-#
-# Checks marked "# needs stub33" need a runtime stub that maps an embedded
-# library asked for by a full path (STUB_EMBEDS), or that answers uselib()
-# for a library it cannot find as the kernel did, ENOENT, leaving the
-# words to the program's crt0 (STUB_ENOENT).  The script tries each once;
-# where the stub still prints its own "cannot find the a.out library" line
-# and exits 127, they are skipped, saying so.
 #
 # Run from the top build directory, as "make check" does.  Environment:
 #   AOUT2ELF          the converter (default ./src/aout2elf)
@@ -119,10 +112,6 @@ chmod a-x "$W/noexec/libtiny.so.1" # uselib() refused it: EACCES
 # quiet: the last conversion printed no warning but vm.mmap_min_addr's
 quiet() { ! grep -v 'vm\.mmap_min_addr' "$ERR" | grep -q .; }
 
-# the stub of before stub33 printed its own line where it found no library
-stub_line() { [ "$st" = 127 ] && grep -q 'cannot find the a.out library' "$ERR"; }
-STUB_EMBEDS='' STUB_ENOENT=''
-
 # expect_io DESCRIPTION STATUS STDOUT STDERR: the last run exited STATUS
 # and printed exactly STDOUT and STDERR
 expect_io() {
@@ -135,30 +124,17 @@ expect_io() {
 	fi
 }
 
-# needs FEATURE DESCRIPTION: fails, skipping the check DESCRIPTION, when
-# the stub lacks FEATURE, embeds or enoent (see the top)
-needs() {
-	case $1 in
-	embeds) [ -n "$STUB_EMBEDS" ] && return 0 ;;
-	enoent) [ -n "$STUB_ENOENT" ] && return 0 ;;
-	esac
-	skip "$2 (needs stub33: the stub still prints its own 'cannot find the a.out library' line)"
-	return 1
-}
-
-# runs_as [--needs FEATURE] DESCRIPTION M PROGRAM STATUS STDOUT STDERR
+# runs_as DESCRIPTION M PROGRAM STATUS STDOUT STDERR
 # [COMMAND PREFIX...]: runs PROGRAM (converted, of kind M) and expects all
-# three; skipped when M programs cannot run here, or without FEATURE
+# three; skipped when M programs cannot run here
 runs_as() {
-	local feature=
-	[ "$1" = --needs ] && feature=$2 && shift 2
 	local desc=$1 m=$2 prog=$3 want_st=$4 want_out=$5 want_err=$6 reason
 	shift 6
 	if reason=$(why_not_run "$m"); then
 		skip "$desc ($reason)"
 	elif [ ! -x "$prog" ]; then
 		not_ok "$desc" "$prog was not converted"
-	elif [ -z "$feature" ] || needs "$feature" "$desc"; then
+	else
 		run env -u AOUT_LIBRARY_PATH -u LD_LIBRARY_PATH "$@" "$prog"
 		expect_io "$desc" "$want_st" "$want_out" "$want_err"
 	fi
@@ -318,18 +294,9 @@ convert "slsexact converts with --no-embed-libs" "$B/slsexact-rt" --no-embed-lib
 # ---- embedded: run with no library file left ----
 rm -rf "${W:?}/lib" "$W/zlib" "$W/classic"
 
-# what the stub does (see the top): tried once
-if ! why_not_run qmagic >/dev/null; then
-	run env -u AOUT_LIBRARY_PATH -u LD_LIBRARY_PATH "$B/slsdyn.qmagic"
-	stub_line || STUB_EMBEDS=yes
-	run env -u AOUT_LIBRARY_PATH -u LD_LIBRARY_PATH "$B/slsmissing.qmagic"
-	stub_line || STUB_ENOENT=yes
-	echo "# the stub maps embedded libraries asked for by full path: ${STUB_EMBEDS:-no};" \
-		"fails uselib() with ENOENT for one it cannot find: ${STUB_ENOENT:-no}"
-fi
-# needs stub33 (--needs): the SLS programs ask for /lib/NAME
+# the SLS programs ask for /lib/NAME, the Slackware ones /usr/lib/NAME first
 for M in $MAGICS; do
-	runs_as --needs embeds "$M: slsdyn runs, /lib/libtiny.so.1 and /lib/libtwo.so.1 embedded" \
+	runs_as "$M: slsdyn runs, /lib/libtiny.so.1 and /lib/libtwo.so.1 embedded" \
 		"$M" "$B/slsdyn.$M" 0 "$SLS_OUT" ""
 	runs_as "$M: slackdyn runs, libtiny.so.1 and libtwo.so.1 embedded" \
 		"$M" "$B/slackdyn.$M" 0 "$SLACK_OUT" ""
@@ -337,19 +304,17 @@ done
 for M in $MAGICS_QZ; do
 	runs_as "$M: slackdyn with libtiny 1.1.0 runs after its crt0's warning" \
 		"$M" "$B/slackold.$M" 0 "$SLACK_OUT" "$(minor_warning "$B/slackold.$M")"$'\n'
-	# needs stub33: these ask for /lib/NAME too
-	runs_as --needs embeds "$M: slsexact runs, the CLASSIC libtiny embedded" \
+	runs_as "$M: slsexact runs, the CLASSIC libtiny embedded" \
 		"$M" "$B/slsexact.$M" 0 "$EXACT_OUT" ""
-	runs_as --needs embeds "$M: slslow runs, liblow.so.1 (QMAGIC) embedded at 0x10000000" \
+	runs_as "$M: slslow runs, liblow.so.1 (QMAGIC) embedded at 0x10000000" \
 		"$M" "$B/slslow.$M" 0 "$LOW_OUT" ""
-	runs_as --needs embeds "$M: slslow runs, liblow.so.1 (ZMAGIC) embedded at 0x10000000" \
+	runs_as "$M: slslow runs, liblow.so.1 (ZMAGIC) embedded at 0x10000000" \
 		"$M" "$B/slslowz.$M" 0 "$LOW_OUT" ""
 done
 # crt0 tries LD_LIBRARY_PATH first: the embedded library answers
 runs_as "slackdyn: an LD_LIBRARY_PATH holding a broken libtiny.so.1 changes nothing" \
 	qmagic "$B/slackdyn.qmagic" 0 "$SLACK_OUT" "" env LD_LIBRARY_PATH="$W/txt"
-# needs stub33
-runs_as --needs embeds "slsdyn: AOUT_LIBRARY_PATH with an older libtiny changes nothing" \
+runs_as "slsdyn: AOUT_LIBRARY_PATH with an older libtiny changes nothing" \
 	qmagic "$B/slsdyn.qmagic" 0 "$SLS_OUT" "" env AOUT_LIBRARY_PATH="$TD/old"
 
 # strace: no library file is opened (a failed open of the path given is
@@ -362,8 +327,6 @@ for p in slsdyn slackdyn; do
 		continue
 	elif reason=$(why_not_run qmagic); then
 		skip "$desc ($reason)"
-		continue
-	elif [ "$p" = slsdyn ] && ! needs embeds "$desc"; then # needs stub33
 		continue
 	fi
 	run strace -f -e trace=%file -o "$W/$p.strace" env -u AOUT_LIBRARY_PATH "$prog"
@@ -396,8 +359,8 @@ for M in $MAGICS_QZ; do
 		env AOUT_LIBRARY_PATH="$TD/major2"
 	for q in slsmissing:/lib/libmissing.so.1 slackmissing:/libmissing.so.1; do
 		p=$B/${q%%:*}.$M
-		# needs stub33: uselib() fails with ENOENT, the crt0 says so
-		runs_as --needs enoent "$M: ${q%%:*}: its crt0's 'No such library.' for ${q#*:}, exit 128" \
+		# uselib() fails with ENOENT, the crt0 says so
+		runs_as "$M: ${q%%:*}: its crt0's 'No such library.' for ${q#*:}, exit 128" \
 			"$M" "$p" 128 "" "$(cant_load "$p" "${q#*:}" "No such library.")"$'\n'
 	done
 done
@@ -443,10 +406,6 @@ else
 fi
 
 # ---- --sysroot: an old system's tree, its links resolved inside it ----
-if ! "$AOUT2ELF" --help | grep -q -- --sysroot; then
-	skip "--sysroot (this aout2elf has no --sysroot)"
-	finish
-fi
 R=$W/root
 mkdir -p "$R/lib" "$R/usr/lib"
 cp "$TD/libtiny.so.1" "$R/lib/libtiny.so.1.2.3"
@@ -470,8 +429,7 @@ refused "--sysroot: a library not in the root: the message names it" \
 	"$TD/slsmissing.qmagic.aout" "needs the a.out library /lib/libmissing.so.1, not found in" \
 	"$R" -- --sysroot "$R"
 mv "$R" "$W/root.moved"
-# needs stub33
-runs_as --needs embeds "--sysroot: slsdyn runs, the root gone" qmagic "$B/slsdyn-root" 0 "$SLS_OUT" ""
+runs_as "--sysroot: slsdyn runs, the root gone" qmagic "$B/slsdyn-root" 0 "$SLS_OUT" ""
 runs_as "--sysroot: slackdyn runs, the root gone" qmagic "$B/slackdyn-root" 0 "$SLACK_OUT" ""
 
 finish

@@ -284,3 +284,19 @@ need_i386() {
 	skip "this kernel cannot execute i386 programs, and $why"
 	finish
 }
+
+# old_libs CORPUS_OLDLINUX DIR: DIR/lib as the 1993 system had it: the
+# libraries, and their links made real and absolute (the corpus keeps each
+# link as a small file that holds its target)
+old_libs() {
+	local f b
+	mkdir -p "$2/lib"
+	for f in "$1"/lib/*; do
+		b=${f##*/}
+		if [ "$(wc -c <"$f")" -lt 64 ]; then
+			ln -s "/lib/$(cat "$f")" "$2/lib/$b"
+		else
+			cp "$f" "$2/lib/$b"
+		fi
+	done
+}
