@@ -218,6 +218,20 @@ if [ -d "$old" ]; then
 		skip "oldlinux/gawk under strace (needs strace, address 0)"
 	fi
 
+	# the whole tree in one run: programs converted, libraries skipped
+	mkdir -p "$W/sys/bin" "$W/sys/usr/bin"
+	cp -R "$R/lib" "$W/sys/"
+	cp "$old/cat" "$old/ls" "$W/sys/bin/"
+	cp "$old/gawk" "$W/sys/usr/bin/"
+	chmod -R u+w "$W/sys"
+	run "$AOUT2ELF" -q --sysroot "$W/sys" -r -O "$W/sys-elf" --report "$W/sys.json" "$W/sys"
+	check "--sysroot OLD -r -O NEW OLD: every program converted, exit 0" \
+		sh -c "test $st = 0 && test -x '$W/sys-elf/bin/cat' && test -x '$W/sys-elf/bin/ls' && test -x '$W/sys-elf/usr/bin/gawk'"
+	check "... the libraries skipped, not converted" \
+		sh -c "test ! -e '$W/sys-elf/lib/libc.so.4.4.1' && grep -q '\"status\": \"skipped\"' '$W/sys.json'"
+	old_expect "... and the converted gawk runs" 0 0 $'world\nbar\n\n' \
+		"$W/sys-elf/usr/bin/gawk" '{print $2}' "$F"
+
 	# zipinfo names the 1992 /lib/libc.so.4.0, which nobody has: its crt0
 	# says so with its own words, as under the a.out loader
 	convert "oldlinux/zipinfo converts with --no-embed-libs" "$W/zipinfo" \
