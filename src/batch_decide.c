@@ -98,8 +98,11 @@ int batch_refuse_if_output_changed(const struct batch *bt, size_t i,
 	/* another spelling of a listed name (FUSE: an inode number of its own) */
 	int spelling = !output_name_listed(e->output);
 
-	/* a worker notes what it wrote just after the rename: wait for it */
-	for (int tries = 0; tries < 50; tries++) {
+	/*
+	 * a worker notes what it wrote just after the rename: wait for it, up
+	 * to 2 s (50 ms was too short on a loaded machine over FUSE)
+	 */
+	for (int tries = 0; tries < 2000; tries++) {
 		for (size_t j = 0; j < bt->n; j++)
 			if (j != i && bt->written[j].ino &&
 			    ((bt->written[j].ino == st.st_ino &&
