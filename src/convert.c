@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "shared_libs.h"
 #include "elfwrite.h"
 #include "stub_image.h"
 
@@ -181,6 +182,7 @@ char *conv_comment(const struct conv_options *o)
 {
 	static const char head[] = "aout2elf " PACKAGE_VERSION;
 	const char *flag[] = {
+		o->shared_libs ? "--shared-libs" :
 		o->plan.no_embed_libs ? "--no-embed-libs" : NULL,
 		o->plan.direct ? "--direct" : NULL,
 		o->plan.noexec ? "--noexecstack" : NULL,
@@ -326,6 +328,12 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	r->status = CONV_FAILED;
 	if (conv_prepare(&j, o, o->plan.no_embed_libs, &d)) {
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		return -1;
+	}
+	if (o->shared_libs && shared_libs_place(o->shared_libs, dst, &j.libs, &j.p, &d)) {
+		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		r->reason_is_output = 1;
+		conv_job_free(&j);
 		return -1;
 	}
 	describe(&j, r);

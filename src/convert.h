@@ -27,6 +27,8 @@ struct conv_options {
 	const char *libdirs[CONV_MAX_LIBDIRS];
 	size_t nlibdirs;
 	const char *sysroot; /* --sysroot: the old system's root; NULL: none */
+	/* --shared-libs: the -O folder the libraries are written into; NULL: none */
+	const char *shared_libs;
 	mode_t umask_bits;
 };
 
