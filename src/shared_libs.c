@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,4 +192,25 @@ int shared_libs_place(const char *root, const char *dst,
 			return -1;
 	}
 	return 0;
+}
+
+int shared_libs_present(const char *root, const char *name, uint64_t size)
+{
+	char *pattern;
+	glob_t g;
+	int yes = 0;
+
+	if (asprintf(&pattern, "%s/" SHARED_LIBS_DIR "/*/%s", root, base_name(name)) < 0)
+		return 0;
+	if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && !yes; i++) {
+			struct stat st;
+
+			yes = stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) &&
+			      (uint64_t)st.st_size == size;
+		}
+		globfree(&g);
+	}
+	free(pattern);
+	return yes;
 }

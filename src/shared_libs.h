@@ -33,4 +33,10 @@ int shared_libs_origin(const char *root, const char *dst, char *out, size_t cap)
 int shared_libs_place(const char *root, const char *dst,
 		      const struct libset *set, struct plan *p, struct diag *d);
 
+/*
+ * Whether root holds a copy of a library of that name (its final
+ * component) and size, for the up-to-date check of a rerun.
+ */
+int shared_libs_present(const char *root, const char *name, uint64_t size);
+
 #endif

@@ -64,6 +64,10 @@ check "... and no library inside the programs" \
 	test "$(stat -c %s "$N/usr/bin/slsdyn")" -lt "$(($(stat -c %s "$L/libtiny.so.1") + $(stat -c %s "$L/libtwo.so.1") + 16384))"
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$N" "$O"
 check "a rerun is up to date" grep -q ' 0 converted, 3 up-to-date' "$ERR"
+rm -f "$N"/.aout2elf-libs/*/libtwo.so.1
+run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$N" "$O"
+check "a rerun after a copy was removed converts again and writes it back" \
+	sh -c "! grep -q ' 0 converted' '$ERR' && test -x '$N'/.aout2elf-libs/*/libtwo.so.1"
 run "$AOUT2ELF" -L "$L" -r -O "$W/again" "$O"
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$W/again" "$O"
 check "a rerun with --shared-libs over embedded programs converts them again" \
