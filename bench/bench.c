@@ -15,7 +15,7 @@
  * programs of ../shared/corpus, used when the folder is there; --work is
  * scratch space (emptied first).  --scale multiplies the number of runs
  * (0.1 for a quick look; the figures are then noisier).  --part run
- * measures 0-3 only, the parts that execute i386 programs, and --part
+ * measures 0-3 and 5 only, the parts that execute i386 programs, and --part
  * convert 4 only, which does not: on a machine whose kernel cannot execute
  * i386 programs, `make bench` times the conversion on the machine itself
  * and the rest in the VM of tools/run-in-vm.
@@ -49,7 +49,7 @@
 struct bench_config config = { .scale = 1.0 };
 
 static char *vm_copies; /* see use_vm_tmpfs */
-static const char *part = "all"; /* --part: all, run (0-3) or convert (4) */
+static const char *part = "all"; /* --part: all, run (0-3, 5) or convert (4) */
 
 /* ------------------------------------------------------------------ */
 /* what the measurements share */
@@ -137,8 +137,8 @@ static void machine(void)
 		       "host drops cached pages at every open)\n", vm_copies);
 	if (strcmp(part, "all"))
 		printf("part: %s\n", strcmp(part, "run") ?
-			"4 (conversion) only; 0-3 run where i386 programs run" :
-			"0-3 (what executes i386 programs) only; 4 is measured apart");
+			"4 (conversion) only; 0-3 and 5 run where i386 programs run" :
+			"0-3 and 5 (what executes i386 programs) only; 4 is measured apart");
 	printf("corpus: %s; runs scaled by %g; rerun with: make bench\n\n",
 	       config.corpus ? config.corpus : "absent", config.scale);
 	free(load);
@@ -244,6 +244,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(part, "run"))
 		bench_convert();
+	if (strcmp(part, "convert"))
+		bench_tree();
 
 	machine();
 	print_table();

@@ -104,5 +104,6 @@ void bench_startup(void);	/* measure_startup.c */
 void bench_heap(void);		/* measure_heap.c */
 void bench_memory(void);	/* measure_memory.c */
 void bench_convert(void);	/* measure_conversion.c */
+void bench_tree(void);		/* measure_tree.c */
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "shared_libs.h"
 #include "elfwrite.h"
 #include "stub_image.h"
 
@@ -181,6 +182,7 @@ char *conv_comment(const struct conv_options *o)
 {
 	static const char head[] = "aout2elf " PACKAGE_VERSION;
 	const char *flag[] = {
+		o->shared_libs ? "--shared-libs" :
 		o->plan.no_embed_libs ? "--no-embed-libs" : NULL,
 		o->plan.direct ? "--direct" : NULL,
 		o->plan.noexec ? "--noexecstack" : NULL,
@@ -217,6 +219,12 @@ char *conv_comment(const struct conv_options *o)
 /* room for " (NAME, SIZE bytes, modified SEC.NSEC)" */
 #define EMBEDS_TAIL (80 + STUB_LIB_NAME)
 
+/* Whether conv_file_comment records j's library i: carried or shared. */
+static int recorded(const struct conv_options *o, const struct conv_job *j, size_t i)
+{
+	return j->p.libs[i].embedded || (o->shared_libs && j->libs.libs[i].path);
+}
+
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size)
 {
@@ -224,7 +232,7 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 	size_t len = head ? strlen(head) + 1 : 0;
 
 	for (size_t i = 0; head && i < j->p.nlibs; i++)
-		if (j->p.libs[i].embedded)
+		if (recorded(o, j, i))
 			len += sizeof CONV_EMBEDS + strlen(j->libs.libs[i].path) +
 			       EMBEDS_TAIL;
 	c = head ? realloc(head, len) : NULL;
@@ -236,10 +244,12 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 	for (size_t i = 0; i < j->p.nlibs; i++) {
 		const struct lib *l = &j->libs.libs[i];
 
-		if (j->p.libs[i].embedded)
+		if (recorded(o, j, i))
 			*size += (size_t)sprintf(c + *size,
-						 CONV_EMBEDS "%s (%s, %llu bytes, "
-							     "modified %lld.%09ld)",
+						 "%s%s (%s, %llu bytes, "
+						 "modified %lld.%09ld)",
+						 j->p.libs[i].embedded ? CONV_EMBEDS :
+									 CONV_SHARES,
 						 l->path, l->name,
 						 (unsigned long long)l->in.st.st_size,
 						 (long long)l->in.st.st_mtim.tv_sec,
@@ -258,8 +268,10 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 	int end = -1;
 
 	_Static_assert(sizeof e->name == 32, "the %31[^,] below fills e->name");
+	_Static_assert(sizeof CONV_EMBEDS == sizeof CONV_SHARES, "one length");
 	e->path = NULL;
-	if (strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0 || !tail ||
+	e->shared = strncmp(s, CONV_SHARES, strlen(CONV_SHARES)) == 0;
+	if ((!e->shared && strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0) || !tail ||
 	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
 	    sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n", e->name,
 		   &bytes, &sec, &nsec, &end) != 4 ||
@@ -304,7 +316,9 @@ int conv_converted_alike(const char *path, const char *comment,
 		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&
 		      lib.st_mtim.tv_nsec == l.mtime.tv_nsec &&
 		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs,
-					 o->sysroot);
+					 o->sysroot) &&
+		      (!l.shared || (o->shared_libs &&
+				     shared_libs_present(o->shared_libs, l.name, l.size)));
 		free(l.path);
 	}
 	free(c);
@@ -326,6 +340,12 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	r->status = CONV_FAILED;
 	if (conv_prepare(&j, o, o->plan.no_embed_libs, &d)) {
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		return -1;
+	}
+	if (o->shared_libs && shared_libs_place(o->shared_libs, dst, &j.libs, &j.p, &d)) {
+		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
+		r->reason_is_output = 1;
+		conv_job_free(&j);
 		return -1;
 	}
 	describe(&j, r);

@@ -27,6 +27,8 @@ struct conv_options {
 	const char *libdirs[CONV_MAX_LIBDIRS];
 	size_t nlibdirs;
 	const char *sysroot; /* --sysroot: the old system's root; NULL: none */
+	/* --shared-libs: the -O folder the libraries are written into; NULL: none */
+	const char *shared_libs;
 	mode_t umask_bits;
 };
 
@@ -83,6 +85,8 @@ struct conv_job {
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size);
 #define CONV_EMBEDS "embeds "
+/* the same of a library --shared-libs wrote into the output tree */
+#define CONV_SHARES "shares "
 
 /* One such string, read back. */
 struct conv_embedded {
@@ -90,6 +94,7 @@ struct conv_embedded {
 	char name[STUB_LIB_NAME];
 	uint64_t size;
 	struct timespec mtime;
+	int shared; /* CONV_SHARES, not CONV_EMBEDS */
 };
 
 /* 0, or -1 (and e->path NULL) for anything conv_file_comment did not write. */

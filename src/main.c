@@ -40,6 +40,7 @@ struct cli {
 	int verbose;
 	int info;       /* --info */
 	int jobs_given; /* -j */
+	int shared_libs; /* --shared-libs */
 	char **args;    /* the operands; for --exec, FILE and its ARGs */
 	int nargs;
 };
@@ -70,6 +71,8 @@ static void usage(FILE *f)
 "                         program names /P is looked for as DIR/P first\n"
 "      --no-embed-libs  find the libraries when the program runs, instead of\n"
 "                         carrying them inside OUTPUT\n"
+"      --shared-libs    with -O: each library once in DIR/.aout2elf-libs,\n"
+"                         found by the programs relative to their place\n"
 "      --direct         let the kernel map the a.out segments at their own\n"
 "                         addresses at exec, so gdb can set breakpoints\n"
 "                         before 'run'; a forbidden low address is then a\n"
@@ -186,7 +189,7 @@ static int exec_file_index(int argc, char **argv)
 }
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-       OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT };
+       OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -230,6 +233,10 @@ static int take_option(struct cli *c, int opt, const char *arg)
 		c->conv.plan.direct = 1;
 		break;
 	case OPT_NO_EMBED:
+		c->conv.plan.no_embed_libs = 1;
+		break;
+	case OPT_SHARED_LIBS:
+		c->shared_libs = 1;
 		c->conv.plan.no_embed_libs = 1;
 		break;
 	case OPT_NORANDOM:
@@ -280,6 +287,9 @@ static int choose_mode(struct cli *c, int exec, int stray)
 
 	if (!b->outdir && (b->recursive || c->jobs_given || b->report))
 		return usage_error("-r, -j and --report go with -O DIR");
+	if (!b->outdir && c->shared_libs)
+		return usage_error("--shared-libs goes with -O DIR");
+	c->conv.shared_libs = c->shared_libs ? b->outdir : NULL;
 	if (exec) {
 		if (c->info || b->outdir)
 			return usage_error("--exec goes with neither --info nor -O");
@@ -330,6 +340,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
+		{ "shared-libs", no_argument, NULL, OPT_SHARED_LIBS },
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
 		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },

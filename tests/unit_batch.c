@@ -405,6 +405,13 @@ static void test_conv_embeds_parse(void)
 	CU_ASSERT_EQUAL(e.size, 812345);
 	CU_ASSERT_EQUAL(e.mtime.tv_sec, 1733500000);
 	CU_ASSERT_EQUAL(e.mtime.tv_nsec, 7);
+	CU_ASSERT_EQUAL(e.shared, 0);
+	free(e.path);
+	/* --shared-libs's record of a library copied into the output tree */
+	CU_ASSERT_EQUAL(conv_embeds_parse("shares /lib/libc.so.4 (libc.so.4, 5 bytes, "
+					  "modified 2.3)", &e), 0);
+	CU_ASSERT_EQUAL(e.shared, 1);
+	CU_ASSERT_STRING_EQUAL(e.path ? e.path : "", "/lib/libc.so.4");
 	free(e.path);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CU_ASSERT_EQUAL(conv_embeds_parse(bad[i], &e), -1);

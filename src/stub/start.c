@@ -47,6 +47,7 @@ void commit(const struct start *s)
 	env_libpath = s->libpath;
 	env_ldpath = s->ldpath;
 	lib_debug = s->lib_debug;
+	exec_fn = s->execfn;
 }
 
 /*
@@ -248,7 +249,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 	uint32_t envc = 0, execfn = 0, secure = 0;
 	uint32_t sp_low = (uint32_t)elf_sp;
 	struct start s = { .gate = 0, .vdso = 0, .name = 0, .libpath = 0, .ldpath = 0,
-			   .lib_debug = 0, .sp_low = &sp_low };
+			   .lib_debug = 0, .execfn = 0, .sp_low = &sp_low };
 
 	while (envp[envc])
 		envc++;
@@ -290,6 +291,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 			s.ldpath = envp[i] + 16;
 		else if (str_eq(envp[i], "AOUT_LIBRARY_DEBUG=1"))
 			s.lib_debug = 1;
+	s.execfn = (const char *)execfn;
 	if (argc && argv[0][0])
 		s.name = argv[0];
 	else if (execfn)

@@ -51,6 +51,7 @@ struct start {
 	const char *libpath; /* AOUT_LIBRARY_PATH, or 0 */
 	const char *ldpath;  /* LD_LIBRARY_PATH, or 0 */
 	int lib_debug;       /* AOUT_LIBRARY_DEBUG=1 */
+	const char *execfn;  /* AT_EXECFN, or 0 */
 	uint32_t *sp_low;    /* lowest %esp of a start_call (see stack_dirty) */
 };
 
@@ -80,6 +81,7 @@ uint32_t brk_emulate(uint32_t want);
 
 extern const char *env_libpath, *env_ldpath; /* set by commit() */
 extern int lib_debug; /* AOUT_LIBRARY_DEBUG=1: say where each uselib looked */
+extern const char *exec_fn; /* AT_EXECFN: where $ORIGIN is without /proc */
 
 long do_uselib(const char *path);
 long do_open_from_ldso(const char *path, long flags, long mode);

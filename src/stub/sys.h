@@ -24,6 +24,7 @@
 #define NR_sgetmask 68
 #define NR_ssetmask 69
 #define NR_sigsuspend 72
+#define NR_readlink 85
 #define NR_uselib 86
 #define NR_munmap 91
 #define NR_mprotect 125

@@ -18,7 +18,7 @@
 
 static const char customary_dirs[] = STUB_CUSTOMARY_DIRS;
 
-const char *env_libpath, *env_ldpath;
+const char *env_libpath, *env_ldpath, *exec_fn;
 int lib_debug;
 
 /* Part of the AOUT_LIBRARY_DEBUG line, written as it comes. */
@@ -187,21 +187,73 @@ static long load_from(long fd, struct stub_lib *l)
 	return r;
 }
 
+#define ORIGIN "$ORIGIN"
+#define ORIGIN_LEN (sizeof ORIGIN - 1)
+
+/*
+ * The folder of the running program, for a paths entry "$ORIGIN/...":
+ * what /proc/self/exe points to, or without /proc the name exec was
+ * given (AT_EXECFN), up to its last '/'.  Found once; 0 if neither.
+ */
+static char origin[256];
+static long origin_len; /* 0 until found: never 0 then */
+
+static long origin_dir(void)
+{
+	if (origin_len)
+		return origin_len;
+	long n = stub_syscall(NR_readlink, (long)"/proc/self/exe", (long)origin,
+			      sizeof origin - 1, 0, 0, 0);
+
+	if (n <= 0 && exec_fn && str_len(exec_fn) < sizeof origin) {
+		n = (long)str_len(exec_fn);
+		memcpy(origin, exec_fn, (size_t)n);
+	}
+	while (n > 0 && origin[n - 1] != '/')
+		n--;
+	if (n > 1) /* the folder without its '/', but "/" stays "/" */
+		n--;
+	else if (n <= 0) { /* a bare name: the current folder */
+		origin[0] = '.';
+		n = 1;
+	}
+	return origin_len = n;
+}
+
 /*
  * Tries each folder of a ':' list, passing over what uselib() would refuse
- * (EACCES): >0 not found, 0 loaded, <0 error.
+ * (EACCES): >0 not found, 0 loaded, <0 error.  Entries starting with
+ * $ORIGIN (--shared-libs) are tried where origins, and only there.
  */
-static long search_dirs(const char *list, const char *name, struct stub_lib *l)
+static long search_dirs(const char *list, const char *name, struct stub_lib *l,
+			int origins)
 {
-	char path[512];
+	char path[512], dir[512];
 
 	while (list && *list) {
 		const char *end = list;
 
 		while (*end && *end != ':')
 			end++;
-		if (end > list &&
-		    join_path(path, sizeof path, list, (size_t)(end - list), name)) {
+
+		const char *d = list;
+		size_t dlen = (size_t)(end - list);
+		int is_origin = str_prefix(list, ORIGIN);
+
+		if (is_origin) {
+			size_t o = (size_t)origin_dir();
+
+			if (o + dlen - ORIGIN_LEN >= sizeof dir)
+				dlen = 0;
+			else {
+				memcpy(dir, origin, o);
+				memcpy(dir + o, list + ORIGIN_LEN, dlen - ORIGIN_LEN);
+				dlen = o + dlen - ORIGIN_LEN;
+				d = dir;
+			}
+		}
+		if (dlen && is_origin == origins &&
+		    join_path(path, sizeof path, d, dlen, name)) {
 			long fd = open_library(path);
 
 			if (fd >= 0 && may_use_library(fd) == 0)
@@ -354,7 +406,10 @@ long do_uselib(const char *path)
 		long miss = -ENOENT;
 
 		l = l ? l : &scratch;
-		r = search_dirs(env_libpath, name, l);
+		r = search_dirs(env_libpath, name, l, 0);
+		/* the copies --shared-libs wrote are the ones the conversion chose */
+		if (r > 0)
+			r = search_dirs(the_plan()->paths, name, l, 1);
 		if (r > 0) {
 			long fd = open_library(path);
 
@@ -373,11 +428,11 @@ long do_uselib(const char *path)
 		 * be the first of several.
 		 */
 		if (r > 0)
-			r = search_dirs(env_ldpath, name, l);
+			r = search_dirs(env_ldpath, name, l, 0);
 		if (r > 0)
-			r = search_dirs(the_plan()->paths, name, l);
+			r = search_dirs(the_plan()->paths, name, l, 0);
 		if (r > 0)
-			r = search_dirs(customary_dirs, name, l);
+			r = search_dirs(customary_dirs, name, l, 0);
 		if (r > 0)
 			r = miss;
 	}
