@@ -55,6 +55,29 @@ static void map_line(FILE *out, uint32_t lo, uint32_t hi, uint32_t prot,
 		what);
 }
 
+/*
+ * Where the stub's uselib() looks when the program runs, in its order
+ * (src/stub/uselib.c): embedded copies by file name; else the variables,
+ * the path given, the -L (and --shared-libs) directories, the customary.
+ */
+static void print_run_time_search(FILE *out, const struct plan *p)
+{
+	int any_on_disk = 0;
+
+	for (size_t i = 0; i < p->nlibs; i++)
+		any_on_disk |= !p->libs[i].embedded;
+	if (!any_on_disk) {
+		fprintf(out, "  At run time:      uselib() answered from the copies "
+			     "inside the program, by file name\n");
+		return;
+	}
+	fprintf(out, "  At run time:      uselib() looks in $AOUT_LIBRARY_PATH, %s"
+		     "the path given, $LD_LIBRARY_PATH, %s%s%s "
+		     "(AOUT_LIBRARY_DEBUG=1 shows it)\n",
+		strstr(p->paths, "$ORIGIN") ? "the copies of --shared-libs, " : "",
+		p->paths, p->paths[0] ? ":" : "", libs_customary_dirs);
+}
+
 static void print_libs(FILE *out, const struct plan *p,
 		       const struct libset *libs)
 {
@@ -95,7 +118,7 @@ static void print_libs(FILE *out, const struct plan *p,
 		diag_escape(shown, sizeof shown, line);
 		fprintf(out, "    warning: %s\n", shown);
 	}
-	(void)p;
+	print_run_time_search(out, p);
 }
 
 void info_print(FILE *out, const char *name, const struct aout *a,

@@ -214,6 +214,12 @@ info_has "--info: slsdyn's /lib/libtwo.so.1 at its own address" \
 info_has "--info: slackdyn's bare libtiny.so.1" \
 	"libtiny.so.1 (1.2.0 or later, for the program) => $TD/libtiny.so.1 (1.2.3) at 0x61000000-0x61006000" \
 	-L "$TESTDATA" "$TD/slackdyn.qmagic.aout"
+info_has "--info: embedded, uselib() is answered from the copies" \
+	"At run time:      uselib() answered from the copies inside the program, by file name" \
+	-L "$TESTDATA" "$TD/slsdyn.qmagic.aout"
+info_has "--info --no-embed-libs: where uselib() looks at run time, in order" \
+	"At run time:      uselib() looks in \$AOUT_LIBRARY_PATH, the path given, \$LD_LIBRARY_PATH, $TD:/usr/i486-linuxaout/lib:/usr/i486-linux/lib:/lib:/usr/lib (AOUT_LIBRARY_DEBUG=1 shows it)" \
+	--no-embed-libs -L "$TESTDATA" "$TD/slsdyn.qmagic.aout"
 info_has "--info of libtwo.so.1: it names libtiny /libtiny.so.1" \
 	"Needs:            /libtiny.so.1 (1.2.0 or later)" "$TD/libtwo.so.1"
 refused "without -L: /lib/libtiny.so.1 is not found, the message names it" \
