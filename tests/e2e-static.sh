@@ -483,7 +483,7 @@ for M in $MAGICS; do
 	fi
 
 	# brk below 64 KiB is trapped: by syscall user dispatch first, then by
-	# a seccomp filter (see "trapping brk cheaply" in src/stub/stub.c) -
+	# a seccomp filter (see "trapping brk cheaply" in src/stub/trap.c) -
 	# unless the kernel took the exact brk by prctl (no 64 KiB floor)
 	runcheck "$M: run traps sigsys-default (kill(SIGSYS) at SIG_DFL: killed by SIGSYS)" \
 		traps 159 "" sigsys-default

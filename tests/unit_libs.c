@@ -236,7 +236,7 @@ static void test_libs_scan_garbage(void)
 		"lib\001c.so.4",   /* not printable */
 		"lib\377c.so.4",
 		"libc so.4",       /* a space */
-		/* no ".so" is fine: see unit_libs33.c */
+		/* no ".so" is fine: see unit_libs_search.c */
 		"",                /* empty */
 		"libabcdefghijklmnopqrstuvwx.so.4", /* 32 characters */
 	};
@@ -960,7 +960,7 @@ static void test_conv_shared_library(void)
 	CU_ASSERT_EQUAL(prepare_copy(&low, &d), -1);
 	CHECK_MSG_HAS(&d, "entry point");
 	/* (libraries below 0x40000000, as load_aout_library took them, are
-	 * in unit_libs33.c) */
+	 * in unit_libs_search.c) */
 	img_free(&prog);
 	img_free(&low);
 	img_free(&lib);
