@@ -1130,20 +1130,32 @@ static void check_stub_section(const struct conv *c, const struct escn *st)
 	check_stub_plan(&c->p, &c->l, &sp);
 }
 
+/*
+ * A table and its string section: both absent when the table would have
+ * no entries, else both present.  1 when both are there to look at.
+ */
+static int table_pair(struct escn *v, size_t n, const char *table,
+		      const char *strings, size_t entries, struct escn **t,
+		      struct escn **str)
+{
+	*t = find_escn(v, n, table);
+	*str = find_escn(v, n, strings);
+	if (entries == 0) {
+		CU_ASSERT_PTR_NULL(*t);
+		CU_ASSERT_PTR_NULL(*str);
+		return 0;
+	}
+	CU_ASSERT_PTR_NOT_NULL(*t);
+	CU_ASSERT_PTR_NOT_NULL(*str);
+	return *t && *str;
+}
+
 static void check_symtab(const struct conv *c, Elf *e, struct escn *v, size_t n)
 {
-	struct escn *sym = find_escn(v, n, ".symtab");
-	struct escn *str = find_escn(v, n, ".strtab");
+	struct escn *sym, *str;
 	size_t nelf = count_kind(c, W_ELF);
 
-	if (nelf == 0) {
-		CU_ASSERT_PTR_NULL(sym);
-		CU_ASSERT_PTR_NULL(str);
-		return;
-	}
-	CU_ASSERT_PTR_NOT_NULL(sym);
-	CU_ASSERT_PTR_NOT_NULL(str);
-	if (!sym || !str)
+	if (!table_pair(v, n, ".symtab", ".strtab", nelf, &sym, &str))
 		return;
 	CHECK_U(sym->sh.sh_type, SHT_SYMTAB);
 	CHECK_U(str->sh.sh_type, SHT_STRTAB);
@@ -1216,18 +1228,10 @@ static void check_symtab(const struct conv *c, Elf *e, struct escn *v, size_t n)
 
 static void check_stabs(const struct conv *c, struct escn *v, size_t n)
 {
-	struct escn *stab = find_escn(v, n, ".stab");
-	struct escn *stabstr = find_escn(v, n, ".stabstr");
+	struct escn *stab, *stabstr;
 	size_t nstab = count_kind(c, W_STAB);
 
-	if (nstab == 0) {
-		CU_ASSERT_PTR_NULL(stab);
-		CU_ASSERT_PTR_NULL(stabstr);
-		return;
-	}
-	CU_ASSERT_PTR_NOT_NULL(stab);
-	CU_ASSERT_PTR_NOT_NULL(stabstr);
-	if (!stab || !stabstr)
+	if (!table_pair(v, n, ".stab", ".stabstr", nstab, &stab, &stabstr))
 		return;
 	CHECK_U(stab->sh.sh_type, SHT_PROGBITS);
 	CHECK_U(stab->sh.sh_flags, 0);
