@@ -34,6 +34,32 @@ static long move_pages(const struct start *s, uint32_t src, uint32_t len,
 }
 
 /*
+ * Where no mremap to dst is taken (valgrind takes none to page 0), the
+ * pages are copied into fresh ones; the low-address and memory errors
+ * would only come back.
+ */
+static long copy_pages(const struct start *s, const struct stub_map *m, long moved)
+{
+	if ((uint32_t)moved == m->dst || moved == -EPERM || moved == -EACCES ||
+	    moved == -ENOMEM)
+		return moved;
+	long r = placed(start_call(s, NR_mmap2, (long)m->dst, (long)m->len,
+				   STUB_PROT_R | STUB_PROT_W,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				   -1, 0),
+			m->dst, m->len);
+
+	if (r < 0)
+		return moved;
+	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
+	// cppcheck-suppress nullPointer
+	memcpy((void *)m->dst, (const void *)m->src, m->len);
+	start_call(s, NR_mprotect, (long)m->dst, (long)m->len, (long)m->prot, 0, 0, 0);
+	start_call(s, NR_munmap, (long)m->src, (long)m->len, 0, 0, 0, 0);
+	return r;
+}
+
+/*
  * Moves that continue one another (QMAGIC's text and data) are first
  * tried as one mremap: Linux 6.17 and later move several mappings at
  * once, which saves a call at every start; older kernels refuse with
@@ -72,8 +98,10 @@ static int hole_follows(const struct stub_map *m)
 
 static long map_zero(const struct start *s, const struct stub_map *m, uint32_t len)
 {
-	return start_call(s, NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return placed(start_call(s, NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
+				 0),
+		      m->dst, len);
 }
 
 static long map_zero_pages(const struct start *s, const struct stub_map *m,
@@ -168,7 +196,7 @@ int map_image(const struct start *s)
 			continue;
 		}
 		if (m->kind == STUB_MAP_MOVE) {
-			r = move_pages(s, m->src, m->len, m->dst);
+			r = copy_pages(s, m, move_pages(s, m->src, m->len, m->dst));
 		} else {
 			r = map_zero_pages(s, m, &hole_premapped);
 			/* what the data size limit refuses may fit without the
@@ -183,7 +211,7 @@ int map_image(const struct start *s)
 			die_low_address(plan->min_addr);
 		if (r == -ENOMEM)
 			die_no_memory();
-		die("mapping the a.out image", m->dst, r);
+		die_at("mapping the a.out image", m->dst, r);
 	}
 	return hole_premapped;
 }
