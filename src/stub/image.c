@@ -34,32 +34,6 @@ static long move_pages(const struct start *s, uint32_t src, uint32_t len,
 }
 
 /*
- * Where no mremap to dst is taken (valgrind takes none to page 0), the
- * pages are copied into fresh ones; the low-address and memory errors
- * would only come back.
- */
-static long copy_pages(const struct start *s, const struct stub_map *m, long moved)
-{
-	if ((uint32_t)moved == m->dst || moved == -EPERM || moved == -EACCES ||
-	    moved == -ENOMEM)
-		return moved;
-	long r = placed(start_call(s, NR_mmap2, (long)m->dst, (long)m->len,
-				   STUB_PROT_R | STUB_PROT_W,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-				   -1, 0),
-			m->dst, m->len);
-
-	if (r < 0)
-		return moved;
-	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
-	// cppcheck-suppress nullPointer
-	memcpy((void *)m->dst, (const void *)m->src, m->len);
-	start_call(s, NR_mprotect, (long)m->dst, (long)m->len, (long)m->prot, 0, 0, 0);
-	start_call(s, NR_munmap, (long)m->src, (long)m->len, 0, 0, 0, 0);
-	return r;
-}
-
-/*
  * Moves that continue one another (QMAGIC's text and data) are first
  * tried as one mremap: Linux 6.17 and later move several mappings at
  * once, which saves a call at every start; older kernels refuse with
@@ -96,12 +70,64 @@ static int hole_follows(const struct stub_map *m)
 	return end == PAGE_UP(the_plan()->brk) && end < PRCTL_MIN;
 }
 
+/* 1 if no page of [addr, addr+len) is mapped. */
+static int unmapped(const struct start *s, uint32_t addr, uint32_t len)
+{
+	unsigned char in_core;
+
+	for (uint32_t a = addr; a - addr < len; a += STUB_PAGE)
+		if (start_call(s, NR_mincore, (long)a, STUB_PAGE, (long)&in_core, 0, 0,
+			       0) != -ENOMEM)
+			return 0;
+	return 1;
+}
+
+/*
+ * Zero pages at dst, never over a mapping.  Where MAP_FIXED_NOREPLACE is
+ * taken as a hint (valgrind; kernels before 4.17 and qemu-user put the
+ * pages elsewhere only when the range is taken), the range is looked at
+ * page by page and then mapped with MAP_FIXED.
+ */
+static long map_anon_at(const struct start *s, uint32_t dst, uint32_t len,
+			uint32_t prot)
+{
+	long r = start_call(s, NR_mmap2, (long)dst, (long)len, (long)prot,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	long got = placed(r, dst, len);
+
+	if (got != -EEXIST || r == -EEXIST || !unmapped(s, dst, len))
+		return got;
+	return placed(start_call(s, NR_mmap2, (long)dst, (long)len, (long)prot,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+		      dst, len);
+}
+
 static long map_zero(const struct start *s, const struct stub_map *m, uint32_t len)
 {
-	return placed(start_call(s, NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
-				 0),
-		      m->dst, len);
+	return map_anon_at(s, m->dst, len, m->prot);
+}
+
+/*
+ * Where no mremap to dst is taken (valgrind takes none to page 0), the
+ * pages are copied into fresh ones; the low-address and memory errors
+ * would only come back.
+ */
+static long copy_pages(const struct start *s, const struct stub_map *m, long moved)
+{
+	if ((uint32_t)moved == m->dst || moved == -EPERM || moved == -EACCES ||
+	    moved == -ENOMEM)
+		return moved;
+	long r = map_anon_at(s, m->dst, m->len, STUB_PROT_R | STUB_PROT_W);
+
+	if (r < 0)
+		return moved;
+	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
+	// cppcheck-suppress nullPointer
+	memcpy((void *)m->dst, (const void *)m->src, m->len);
+	start_call(s, NR_mprotect, (long)m->dst, (long)m->len, (long)m->prot, 0, 0, 0);
+	start_call(s, NR_munmap, (long)m->src, (long)m->len, 0, 0, 0, 0);
+	return r;
 }
 
 static long map_zero_pages(const struct start *s, const struct stub_map *m,
