@@ -1,0 +1,163 @@
+#!/bin/bash
+# Converted programs where users run them besides a native kernel: under
+# qemu-user (qemu-i386: arm64 and riscv64 hosts, Docker on Apple Silicon)
+# and under valgrind's memcheck.  Each program runs natively first, then
+# under the emulator; stdout, stderr and the exit status must be the same.
+# What the host cannot give is said beside the case (and in the man page,
+# "WHERE IT RUNS"): under qemu-user nothing can be trapped, so brk is the
+# host's own (startup checks it only from where it starts), and its pages
+# are not executable; /proc/self/environ is qemu's.  Under memcheck, the program's own errors are allowed
+# only where the fixture makes them on purpose; none may come from the
+# stub's start-up.
+#
+# Run from the top build directory, as "make check" does.  Environment:
+#   AOUT2ELF          the converter (default ./src/aout2elf)
+#   AOUT2ELF_TESTDATA the fixtures (default ./testdata)
+#   AOUT2ELF_CORPUS   the corpus (default $srcdir/../shared/corpus)
+#   AOUT2ELF_QEMU     qemu-user for i386 (default qemu-i386)
+#   AOUT2ELF_VALGRIND valgrind (default valgrind)
+#
+# Prints "ok N - ...", "not ok N - ..." or "ok N # skip ..." per check and
+# ends with "N passed, N failed, N skipped".
+
+set -u
+
+. "${srcdir:-.}/tests/lib.sh"
+need_i386 "$@"
+
+e2e_setup under
+TD=$TESTDATA
+corpus=${AOUT2ELF_CORPUS:-${srcdir:-.}/../shared/corpus}
+QEMU=${AOUT2ELF_QEMU:-qemu-i386}
+VALGRIND=${AOUT2ELF_VALGRIND:-valgrind}
+MAGICS="qmagic zmagic nmagic omagic"
+
+# ---- the programs, converted once ----
+
+# conv NAME A.OUT [OPTION...]: $B/NAME, converted from A.OUT
+conv() {
+	local name=$1 src=$2
+	shift 2
+	if [ ! -f "$src" ]; then
+		not_ok "$name: $src is there (make check builds the fixtures)"
+		return
+	fi
+	convert "convert $name" "$B/$name" -q "$@" "$src"
+}
+
+for m in $MAGICS; do
+	for p in hello startup startup-brk-f000 startup-brk-10004 runcode forkexec \
+		dyn slsdyn slackdyn; do
+		[ -f "$TD/$p.$m.aout" ] && conv "$p.$m" "$TD/$p.$m.aout" -L "$TD"
+	done
+done
+
+# ---- one program, natively and under an emulator ----
+
+# native NAME [ARG...]: runs $B/NAME natively (with $ENV), keeps what it did
+native() {
+	run env "${ENV[@]}" "$B/$@"
+	n_st=$st n_out=$OUT n_err=$ERR
+}
+
+# same DESC: the last run did what the native one did
+same() {
+	if [ "$st" = "$n_st" ] && cmp -s "$OUT" "$n_out" && cmp -s "$ERR" "$n_err"; then
+		ok "$1"
+	else
+		not_ok "$1" "natively: exit status $n_st"
+		show "$n_out" "native stdout"
+		show "$n_err" "native stderr"
+		report_run
+	fi
+}
+
+# under_qemu DESC NAME [ARG...]
+under_qemu() {
+	local desc=$1
+	shift
+	native "$@"
+	run env "${ENV[@]}" $QEMU "$B/$@"
+	same "qemu-user: $desc"
+}
+
+# under_memcheck DESC NAME [ARG...]: same output, and memcheck says nothing
+under_memcheck() {
+	local desc=$1 log=$W/memcheck.$run_n
+	shift
+	native "$@"
+	run env "${ENV[@]}" $VALGRIND -q --log-file="$log" "$B/$@"
+	same "valgrind: $desc"
+	if [ -s "$log" ]; then
+		not_ok "valgrind: $desc: memcheck reports nothing"
+		show "$log" "memcheck"
+	else
+		ok "valgrind: $desc: memcheck reports nothing"
+	fi
+}
+
+# ---- qemu-user ----
+
+if ! command -v "${QEMU%% *}" >/dev/null 2>&1; then
+	skip "qemu-user: no $QEMU here (Debian package qemu-user)"
+else
+	for m in $MAGICS; do
+		ENV=()
+		under_qemu "$m: hello" "hello.$m"
+		under_qemu "$m: hello with arguments" "hello.$m" a "b c"
+		# brk from where the host's starts: everything else as the a.out loader
+		ENV=(STARTUP_EMULATED=1)
+		under_qemu "$m: startup (frame, registers, bss, data, text; brk the host's)" \
+			"startup.$m"
+		under_qemu "$m: startup args" "startup.$m" args "b b" ""
+		for l in brk-f000 brk-10004; do
+			under_qemu "$m: startup-$l" "startup-$l.$m"
+		done
+		ENV=()
+		for w in data bss; do
+			under_qemu "$m: runcode $w" "runcode.$m" "$w"
+		done
+		skip "qemu-user: $m: runcode heap (qemu maps brk's pages without PROT_EXEC)"
+		under_qemu "$m: forkexec (a converted child)" "forkexec.$m" "$B/hello.$m"
+		# uselib answered by the stub, not the kernel (call sites patched)
+		for p in dyn slsdyn slackdyn; do
+			[ -f "$B/$p.$m" ] && under_qemu "$m: $p (uselib without a trap)" "$p.$m"
+		done
+	done
+fi
+
+# ---- valgrind ----
+
+if ! command -v "$VALGRIND" >/dev/null 2>&1; then
+	skip "valgrind: not installed (Debian package valgrind)"
+else
+	ENV=()
+	for m in $MAGICS; do
+		under_memcheck "$m: hello" "hello.$m" a "b c"
+	done
+	under_memcheck "qmagic: runcode heap" runcode.qmagic heap
+	for p in dyn slsdyn; do
+		[ -f "$B/$p.qmagic" ] && under_memcheck "qmagic: $p" "$p.qmagic"
+	done
+fi
+
+# ---- the corpus ----
+
+if [ ! -d "$corpus" ]; then
+	skip "the corpus: no $corpus (AOUT2ELF_CORPUS)"
+	finish
+fi
+conv aln "$corpus/aln"
+conv hello-syms "$corpus/hello-syms"
+ENV=()
+if command -v "${QEMU%% *}" >/dev/null 2>&1; then
+	under_qemu "aln (the Jaguar linker's banner)" aln
+	under_qemu "aln -?" aln -?
+	under_qemu "hello-syms" hello-syms
+fi
+if command -v "$VALGRIND" >/dev/null 2>&1; then
+	under_memcheck "aln -?" aln -?
+	under_memcheck "hello-syms" hello-syms
+fi
+
+finish
