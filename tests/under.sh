@@ -141,6 +141,42 @@ else
 	done
 fi
 
+# ---- sandboxes ----
+
+# in_sandbox DESC DENY-ARGS NAME [ARG...]: NAME under tests/helpers/deny
+in_sandbox() {
+	local desc=$1 deny=$2
+	shift 2
+	native "$@"
+	# shellcheck disable=SC2086
+	run env "${ENV[@]}" ./tests/helpers/deny $deny "$B/$@"
+	same "sandbox: $desc"
+}
+
+if [ ! -x ./tests/helpers/deny ]; then
+	skip "sandbox: tests/helpers/deny not built"
+else
+	# i386 system calls: uselib 86, personality 136, prctl 172, seccomp 354
+	for m in qmagic zmagic; do
+		ENV=()
+		in_sandbox "$m: hello, seccomp() refused" 354 "hello.$m"
+		in_sandbox "$m: hello, prctl() and seccomp() refused" 172,354 "hello.$m"
+		ENV=(STARTUP_EMULATED=1)
+		in_sandbox "$m: startup-brk-f000, seccomp() refused (dispatch traps brk)" \
+			354 "startup-brk-f000.$m"
+		in_sandbox "$m: startup-brk-f000, prctl() and seccomp() refused (brk the kernel's)" \
+			172,354 "startup-brk-f000.$m"
+		in_sandbox "$m: startup, prctl() and seccomp() refused" 172,354 "startup.$m"
+		ENV=()
+		for p in dyn slsdyn slackdyn; do
+			[ -f "$B/$p.$m" ] || continue
+			in_sandbox "$m: $p, seccomp() refused" 354 "$p.$m"
+			in_sandbox "$m: $p, uselib() kills (systemd's SystemCallFilter=)" \
+				"--kill 86" "$p.$m"
+		done
+	done
+fi
+
 # ---- the corpus ----
 
 if [ ! -d "$corpus" ]; then
