@@ -136,6 +136,16 @@ else
 		under_memcheck "$m: hello" "hello.$m" a "b c"
 	done
 	under_memcheck "qmagic: runcode heap" runcode.qmagic heap
+	# the old program's own error, named by its a.out symbols: valgrind reads
+	# them where the file maps the text at its address (--direct)
+	for m in qmagic zmagic; do
+		conv "sigsegv-direct.$m" "$TD/sigsegv.$m.aout" --direct
+		run $VALGRIND -q --log-file="$W/sigsegv.$m.log" "$B/sigsegv-direct.$m"
+		check "valgrind: $m: sigsegv's bad write is reported in fixture_main (--direct)" \
+			grep -q "Invalid write of size 4" "$W/sigsegv.$m.log"
+		check "valgrind: $m: ... and named by its a.out symbol" \
+			grep -q "at 0x[0-9A-F]*: fixture_main" "$W/sigsegv.$m.log"
+	done
 	for p in dyn slsdyn; do
 		[ -f "$B/$p.qmagic" ] && under_memcheck "qmagic: $p" "$p.qmagic"
 	done
