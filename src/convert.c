@@ -216,8 +216,8 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
-/* room for " (NAME, SIZE bytes, modified SEC.NSEC)" */
-#define EMBEDS_TAIL (80 + STUB_LIB_NAME)
+/* room for " (NAME, SIZE bytes, modified SEC.NSEC, hash HASH)" */
+#define EMBEDS_TAIL (104 + STUB_LIB_NAME)
 
 /* Whether conv_file_comment records j's library i: carried or shared. */
 static int recorded(const struct conv_options *o, const struct conv_job *j, size_t i)
@@ -243,18 +243,21 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 	*size = strlen(c) + 1;
 	for (size_t i = 0; i < j->p.nlibs; i++) {
 		const struct lib *l = &j->libs.libs[i];
+		int embeds = j->p.libs[i].embedded;
+		char hash[17] = "";
 
-		if (recorded(o, j, i))
-			*size += (size_t)sprintf(c + *size,
-						 "%s%s (%s, %llu bytes, "
-						 "modified %lld.%09ld)",
-						 j->p.libs[i].embedded ? CONV_EMBEDS :
-									 CONV_SHARES,
-						 l->path, l->name,
-						 (unsigned long long)l->in.st.st_size,
-						 (long long)l->in.st.st_mtim.tv_sec,
-						 (long)l->in.st.st_mtim.tv_nsec) +
-				 1;
+		if (!recorded(o, j, i))
+			continue;
+		if (!embeds)
+			shared_libs_hash(l->in.buf, l->in.size, hash);
+		*size += (size_t)sprintf(c + *size,
+					 "%s%s (%s, %llu bytes, modified %lld.%09ld%s%s)",
+					 embeds ? CONV_EMBEDS : CONV_SHARES, l->path,
+					 l->name, (unsigned long long)l->in.st.st_size,
+					 (long long)l->in.st.st_mtim.tv_sec,
+					 (long)l->in.st.st_mtim.tv_nsec,
+					 embeds ? "" : ", hash ", hash) +
+			 1;
 	}
 	return c;
 }
@@ -269,13 +272,21 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 
 	_Static_assert(sizeof e->name == 32, "the %31[^,] below fills e->name");
 	_Static_assert(sizeof CONV_EMBEDS == sizeof CONV_SHARES, "one length");
+	_Static_assert(sizeof e->hash == 17, "the %16[0-9a-f] below fills e->hash");
 	e->path = NULL;
+	e->hash[0] = 0;
 	e->shared = strncmp(s, CONV_SHARES, strlen(CONV_SHARES)) == 0;
 	if ((!e->shared && strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0) || !tail ||
-	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
-	    sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n", e->name,
-		   &bytes, &sec, &nsec, &end) != 4 ||
-	    end < 0 || tail[end] || nsec < 0)
+	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ')
+		return -1;
+	int got = e->shared ? sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld, "
+					   "hash %16[0-9a-f])%n",
+				     e->name, &bytes, &sec, &nsec, e->hash, &end) - 1 :
+			      sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n",
+				     e->name, &bytes, &sec, &nsec, &end);
+
+	if (got != 4 || end < 0 || tail[end] || nsec < 0 ||
+	    (e->shared && strlen(e->hash) != 16))
 		return -1;
 	e->path = strndup(s + strlen(CONV_EMBEDS),
 			  (size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
@@ -318,7 +329,8 @@ int conv_converted_alike(const char *path, const char *comment,
 		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs,
 					 o->sysroot) &&
 		      (!l.shared || (o->shared_libs &&
-				     shared_libs_present(o->shared_libs, l.name, l.size)));
+				     shared_libs_present(o->shared_libs, l.hash, l.name,
+							 l.size)));
 		free(l.path);
 	}
 	free(c);

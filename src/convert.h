@@ -85,7 +85,10 @@ struct conv_job {
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size);
 #define CONV_EMBEDS "embeds "
-/* the same of a library --shared-libs wrote into the output tree */
+/*
+ * the same of a library --shared-libs wrote into the output tree, with
+ * ", hash HASH" before the ")": the folder of its copy
+ */
 #define CONV_SHARES "shares "
 
 /* One such string, read back. */
@@ -95,6 +98,7 @@ struct conv_embedded {
 	uint64_t size;
 	struct timespec mtime;
 	int shared; /* CONV_SHARES, not CONV_EMBEDS */
+	char hash[17]; /* of CONV_SHARES: shared_libs_hash of the bytes */
 };
 
 /* 0, or -1 (and e->path NULL) for anything conv_file_comment did not write. */
