@@ -87,6 +87,28 @@ run "$AOUT2ELF" -L "$L" -r -O "$W/again" "$O"
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$W/again" "$O"
 check "a rerun with --shared-libs over embedded programs converts them again" \
 	grep -q ' 3 converted, 0 up-to-date' "$ERR"
+
+# NEW inside OLD, the libraries in OLD too: NEW is not walked, so neither
+# the programs nor the copies of a run are inputs of the next
+I=$W/inside
+mkdir -p "$I/lib"
+cp -R "$O/." "$I/"
+cp "$L/libtiny.so.1" "$L/libtwo.so.1" "$I/lib/"
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/converted" "$I"
+check "NEW inside OLD: the programs convert, the libraries are skipped" \
+	grep -q ' 3 converted, 0 up-to-date, 2 skipped, 0 failed' "$ERR"
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/converted" --report "$W/inside.json" "$I"
+check "... a rerun: up to date, nothing of NEW taken for an input" \
+	sh -c "test $st = 0 && grep -q ' 0 converted, 3 up-to-date, 2 skipped, 0 failed' '$ERR' &&
+		test \"\$(grep -c '\"input\": ' '$W/inside.json')\" = 5 &&
+		! grep -q '\"input\": \"$I/converted' '$W/inside.json' &&
+		test ! -e '$I/converted/converted'"
+# an earlier NEW inside OLD, walked by a run into another NEW
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/again" --report "$W/again.json" "$I"
+check "... another NEW: the earlier one's programs and copies skipped, named so" \
+	sh -c "test $st = 0 && grep -q ' 3 converted, 0 up-to-date, 7 skipped, 0 failed' '$ERR' &&
+		test \"\$(grep -c 'converted/bin/dyn.*a program aout2elf converted' '$W/again.json')\" = 1 &&
+		test \"\$(grep -c 'converted/.aout2elf-libs/.*a library --shared-libs copied' '$W/again.json')\" = 2"
 rm -rf "$L"
 
 out_of() { printf '%s: hello from libtiny\n%s: hello from libtwo\n' "$1" "$1"; }
