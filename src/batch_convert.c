@@ -209,6 +209,7 @@ void batch_convert_entry(const struct batch *bt, size_t i)
 	struct stat st;
 
 	convert_into(bt, i, &r);
+	batch_warnings_keep(&bt->warnings, i, &r);
 	if (r.status == CONV_CONVERTED && lstat(bt->e[i].output, &st) == 0)
 		bt->written[i] = (struct file_id){ st.st_dev, st.st_ino };
 	bt->results[i] = r;

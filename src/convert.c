@@ -127,34 +127,39 @@ static void describe(const struct conv_job *j, struct conv_result *r)
 
 /*
  * One more line "aout2elf: warning: ...\n" in r->warning, printed as it
- * is: whole, or cut short with "...\n" where a long path fills the
- * buffer, never without its prefix or its newline, and never with a
- * newline of a file name's in it (diag_escape).
+ * is: whole, however long its paths, with its prefix and its newline,
+ * and never with a newline of a file name's in it (diag_escape).  Only
+ * without memory is a line left out.
  */
 static void add_warning(struct conv_result *r, const char *fmt, ...)
 {
-	static const char prefix[] = "aout2elf: warning: ", cut[] = "...\n";
-	size_t cap = sizeof r->warning, used = strlen(r->warning), len;
-	char line[sizeof r->warning];
+	static const char prefix[] = "aout2elf: warning: ";
+	size_t used = r->warning ? strlen(r->warning) : 0, len, cap;
+	char *line, *w;
 	va_list ap;
 
-	if (used + sizeof prefix + sizeof cut > cap)
-		return;
-	memcpy(r->warning + used, prefix, sizeof prefix);
-	used += sizeof prefix - 1;
 	va_start(ap, fmt);
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false alarm */
-	if (vsnprintf(line, sizeof line, fmt, ap) < 0)
-		line[0] = 0;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
 	va_end(ap);
+	if (!line)
+		return;
 	len = strlen(line);
 	if (len && line[len - 1] == '\n')
 		line[--len] = 0;
-	/* the line and its newline, or as much as leaves room for "...\n" */
-	if (diag_escape(r->warning + used, cap - used - 1, line))
-		memcpy(r->warning + cap - sizeof cut, cut, sizeof cut);
-	else
-		memcpy(r->warning + used + strlen(r->warning + used), "\n", 2);
+	/* an escaped control character takes four bytes ("\033") */
+	cap = used + sizeof prefix + 4 * len + 2;
+	w = realloc(r->warning, cap);
+	if (w) {
+		memcpy(w + used, prefix, sizeof prefix);
+		used += sizeof prefix - 1;
+		diag_escape(w + used, cap - used - 1, line);
+		used += strlen(w + used);
+		memcpy(w + used, "\n", 2);
+		r->warning = w;
+	}
+	free(line);
 }
 
 static void warnings(const char *dst, const struct conv_job *j,

@@ -39,14 +39,19 @@ enum conv_status {
 	CONV_FAILED,
 };
 
-/* Fixed size: batch workers hand it to the parent through shared memory. */
+/*
+ * Fixed size, but for the warnings: batch workers hand it to the parent
+ * through shared memory, and the warnings through batch_warnings.c.
+ */
 struct conv_result {
 	enum conv_status status;
 	char format[8];   /* "QMAGIC"..., "" when unknown */
 	int dynamic;      /* -1 unknown */
 	char libraries[STUB_MAX_LIBS * STUB_LIB_NAME];
 	char reason[256]; /* why it failed or was skipped */
-	char warning[512]; /* lines "aout2elf: warning: ...\n", printed as they are */
+	/* lines "aout2elf: warning: ...\n", whole, printed as they are
+	 * (malloc'ed, the caller frees it; NULL: none) */
+	char *warning;
 	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
 };
 
