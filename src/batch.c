@@ -27,7 +27,8 @@
 int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b,
 	      const struct conv_options *o)
 {
-	struct batch bt = { .b = b, .o = o, .start = batch_now() };
+	struct batch bt = { .b = b, .o = o, .start = batch_now(),
+			    .warnings = { .fd = -1 } };
 	int rc = 0;
 
 	bt.progress = !b->quiet && isatty(2);
@@ -54,7 +55,8 @@ int batch_run(char *const *inputs, size_t ninputs, const struct batch_options *b
 			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	bt.written = mmap(NULL, (bt.n ? bt.n : 1) * sizeof *bt.written,
 			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (bt.results == MAP_FAILED || bt.written == MAP_FAILED) {
+	if (bt.results == MAP_FAILED || bt.written == MAP_FAILED ||
+	    batch_warnings_open(&bt.warnings, bt.n)) {
 		fprintf(stderr, "aout2elf: out of memory\n");
 		rc = 1;
 		goto unmap;
@@ -84,6 +86,7 @@ unmap:
 		munmap(bt.results, (bt.n ? bt.n : 1) * sizeof *bt.results);
 	if (bt.written != MAP_FAILED)
 		munmap(bt.written, (bt.n ? bt.n : 1) * sizeof *bt.written);
+	batch_warnings_close(&bt.warnings);
 out:
 	for (size_t i = 0; i < bt.n; i++) {
 		free(bt.e[i].input);

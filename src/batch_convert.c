@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch_internal.h"
+#include "shared_libs.h"
 
 /* mkdir -p for the folder that will hold path; remembers the last one. */
 static int make_parents(const char *path)
@@ -43,9 +44,11 @@ static int make_parents(const char *path)
 
 /*
  * a.out by content, not by name: the magic and the machine.  1 with the
- * format in r, or 0 with r skipped as "not an a.out executable".
+ * format in r, or 0 with r skipped as "not an a.out executable", or as
+ * aout2elf's own output (an earlier output tree inside the input tree).
  */
-static int looks_like_aout_or_skip(const struct input *in, struct conv_result *r)
+static int looks_like_aout_or_skip(const struct input *in, const char *path,
+				   struct conv_result *r)
 {
 	const uint8_t *h = in->buf;
 	unsigned magic = in->size >= 4 ? (unsigned)(h[0] | h[1] << 8) : 0;
@@ -54,7 +57,11 @@ static int looks_like_aout_or_skip(const struct input *in, struct conv_result *r
 	if ((magic != AOUT_OMAGIC && magic != AOUT_NMAGIC && magic != AOUT_ZMAGIC &&
 	     magic != AOUT_QMAGIC) ||
 	    (machine != AOUT_M_386 && machine != AOUT_M_OLD)) {
-		batch_set_status(r, CONV_SKIPPED, "not an a.out executable");
+		batch_set_status(r, CONV_SKIPPED,
+				 in->size >= 4 && !memcmp(h, "\x7f" "ELF", 4) &&
+						 conv_is_converted(path) ?
+					 "a program aout2elf converted" :
+					 "not an a.out executable");
 		return 0;
 	}
 	snprintf(r->format, sizeof r->format, "%s", aout_magic_name(magic));
@@ -129,7 +136,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (batch_up_to_date(bt, i, &in)) {
 		if (peek_header(e->input, &input) != 0)
 			batch_set_status(r, CONV_FAILED, strerror(errno));
-		else if (looks_like_aout_or_skip(&input, r) &&
+		else if (looks_like_aout_or_skip(&input, e->input, r) &&
 			 !batch_refuse_if_output_taken(bt, i, r))
 			batch_set_status(r, CONV_UP_TO_DATE, "");
 		input_free(&input);
@@ -145,7 +152,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 			batch_set_status(r, CONV_FAILED, strerror(errno));
 			return;
 		}
-		int maybe = looks_like_aout_or_skip(&input, r);
+		int maybe = looks_like_aout_or_skip(&input, e->input, r);
 
 		input_free(&input);
 		if (!maybe)
@@ -155,10 +162,13 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 		batch_set_status(r, CONV_FAILED, d.msg);
 		return;
 	}
-	if (!looks_like_aout_or_skip(&input, r) ||
+	if (!looks_like_aout_or_skip(&input, e->input, r) ||
 	    conv_is_shared_library(input.buf, input.size)) {
 		if (r->status != CONV_SKIPPED)
-			batch_set_status(r, CONV_SKIPPED, CONV_SHARED_LIBRARY);
+			batch_set_status(r, CONV_SKIPPED,
+					 strstr(e->input, "/" SHARED_LIBS_DIR "/") ?
+						 "a library --shared-libs copied" :
+						 CONV_SHARED_LIBRARY);
 		input_free(&input);
 		return;
 	}
@@ -199,6 +209,7 @@ void batch_convert_entry(const struct batch *bt, size_t i)
 	struct stat st;
 
 	convert_into(bt, i, &r);
+	batch_warnings_keep(&bt->warnings, i, &r);
 	if (r.status == CONV_CONVERTED && lstat(bt->e[i].output, &st) == 0)
 		bt->written[i] = (struct file_id){ st.st_dev, st.st_ino };
 	bt->results[i] = r;

@@ -10,6 +10,7 @@
  *                     leave each result in shared memory;
  *   batch_convert.c   one entry, in a worker: batch_decide.c says whether
  *                     its output is up to date, or must be left alone;
+ *   batch_warnings.c  its warnings, whole, from the worker to this process;
  *   batch_progress.c  what the terminal shows as results come in;
  *   batch_report.c    the JSON report of --report.
  */
@@ -17,6 +18,7 @@
 #define AOUT2ELF_BATCH_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -26,6 +28,18 @@
 struct file_id {
 	dev_t dev;
 	ino_t ino;
+};
+
+/* Where an entry's warnings lie in the shared file (batch_warnings.c). */
+struct batch_warning_span {
+	uint64_t at, len;
+};
+
+struct batch_warnings {
+	int fd;                          /* the shared file; -1: none */
+	uint64_t *end;                   /* shared: its end, reserved so far */
+	struct batch_warning_span *span; /* shared: one per entry */
+	size_t n;
 };
 
 struct batch {
@@ -38,6 +52,7 @@ struct batch {
 	const struct conv_options *o;
 	struct conv_result *results; /* shared with the workers */
 	struct file_id *written;     /* shared: the file each entry converted into */
+	struct batch_warnings warnings;
 	char *comment;               /* what conv_comment says of this run's outputs */
 	size_t done, failed, counts[4];
 	double start;
@@ -67,6 +82,18 @@ int batch_run_workers(struct batch *bt);
 
 /* Step 2, one entry (batch_convert.c): its result into the shared slot. */
 void batch_convert_entry(const struct batch *bt, size_t i);
+
+/*
+ * Step 2 to 3 (batch_warnings.c): open, -1 without memory; keep, in the
+ * worker, moves r->warning into the shared file (or prints it there and
+ * then, without one); take, here, gives entry i's back (malloc'ed, NULL:
+ * none).
+ */
+int batch_warnings_open(struct batch_warnings *w, size_t n);
+void batch_warnings_keep(const struct batch_warnings *w, size_t i,
+			 struct conv_result *r);
+char *batch_warnings_take(const struct batch_warnings *w, size_t i);
+void batch_warnings_close(struct batch_warnings *w);
 
 /*
  * Step 2, the decisions for one entry (batch_decide.c).  The up-to-date

@@ -4,6 +4,7 @@
  * the summary line at the end.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "batch_internal.h"
@@ -32,10 +33,11 @@ void batch_finished(struct batch *bt, size_t i)
 {
 	const struct batch_entry *e = &bt->e[i];
 	const struct conv_result *r = &bt->results[i];
+	char *warning = batch_warnings_take(&bt->warnings, i);
 
 	bt->done++;
 	bt->counts[r->status]++;
-	if (r->status == CONV_FAILED || r->warning[0] ||
+	if (r->status == CONV_FAILED || warning ||
 	    (bt->b->verbose && r->status == CONV_CONVERTED)) {
 		batch_progress(bt, 1);
 		if (r->status == CONV_FAILED) {
@@ -43,8 +45,8 @@ void batch_finished(struct batch *bt, size_t i)
 			diag_print(r->reason_is_output ? e->output : e->input,
 				   r->reason);
 		}
-		if (r->warning[0])
-			fputs(r->warning, stderr); /* whole lines, prefixed */
+		if (warning)
+			fputs(warning, stderr); /* whole lines, prefixed */
 		if (bt->b->verbose && r->status == CONV_CONVERTED) {
 			char what[sizeof r->format + 40];
 
@@ -52,6 +54,7 @@ void batch_finished(struct batch *bt, size_t i)
 			diag_converted(e->input, e->output, what);
 		}
 	}
+	free(warning);
 	batch_progress(bt, 0);
 }
 

@@ -131,34 +131,39 @@ static void describe(const struct conv_job *j, struct conv_result *r)
 
 /*
  * One more line "aout2elf: warning: ...\n" in r->warning, printed as it
- * is: whole, or cut short with "...\n" where a long path fills the
- * buffer, never without its prefix or its newline, and never with a
- * newline of a file name's in it (diag_escape).
+ * is: whole, however long its paths, with its prefix and its newline,
+ * and never with a newline of a file name's in it (diag_escape).  Only
+ * without memory is a line left out.
  */
 static void add_warning(struct conv_result *r, const char *fmt, ...)
 {
-	static const char prefix[] = "aout2elf: warning: ", cut[] = "...\n";
-	size_t cap = sizeof r->warning, used = strlen(r->warning), len;
-	char line[sizeof r->warning];
+	static const char prefix[] = "aout2elf: warning: ";
+	size_t used = r->warning ? strlen(r->warning) : 0, len, cap;
+	char *line, *w;
 	va_list ap;
 
-	if (used + sizeof prefix + sizeof cut > cap)
-		return;
-	memcpy(r->warning + used, prefix, sizeof prefix);
-	used += sizeof prefix - 1;
 	va_start(ap, fmt);
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false alarm */
-	if (vsnprintf(line, sizeof line, fmt, ap) < 0)
-		line[0] = 0;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
 	va_end(ap);
+	if (!line)
+		return;
 	len = strlen(line);
 	if (len && line[len - 1] == '\n')
 		line[--len] = 0;
-	/* the line and its newline, or as much as leaves room for "...\n" */
-	if (diag_escape(r->warning + used, cap - used - 1, line))
-		memcpy(r->warning + cap - sizeof cut, cut, sizeof cut);
-	else
-		memcpy(r->warning + used + strlen(r->warning + used), "\n", 2);
+	/* an escaped control character takes four bytes ("\033") */
+	cap = used + sizeof prefix + 4 * len + 2;
+	w = realloc(r->warning, cap);
+	if (w) {
+		memcpy(w + used, prefix, sizeof prefix);
+		used += sizeof prefix - 1;
+		diag_escape(w + used, cap - used - 1, line);
+		used += strlen(w + used);
+		memcpy(w + used, "\n", 2);
+		r->warning = w;
+	}
+	free(line);
 }
 
 static void warnings(const char *dst, const struct conv_job *j,
@@ -220,8 +225,8 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
-/* room for " (NAME, SIZE bytes, modified SEC.NSEC)" */
-#define EMBEDS_TAIL (80 + STUB_LIB_NAME)
+/* room for " (NAME, SIZE bytes, modified SEC.NSEC, hash HASH)" */
+#define EMBEDS_TAIL (104 + STUB_LIB_NAME)
 
 /* Whether conv_file_comment records j's library i: carried or shared. */
 static int recorded(const struct conv_options *o, const struct conv_job *j, size_t i)
@@ -247,18 +252,21 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 	*size = strlen(c) + 1;
 	for (size_t i = 0; i < j->p.nlibs; i++) {
 		const struct lib *l = &j->libs.libs[i];
+		int embeds = j->p.libs[i].embedded;
+		char hash[17] = "";
 
-		if (recorded(o, j, i))
-			*size += (size_t)sprintf(c + *size,
-						 "%s%s (%s, %llu bytes, "
-						 "modified %lld.%09ld)",
-						 j->p.libs[i].embedded ? CONV_EMBEDS :
-									 CONV_SHARES,
-						 l->path, l->name,
-						 (unsigned long long)l->in.st.st_size,
-						 (long long)l->in.st.st_mtim.tv_sec,
-						 (long)l->in.st.st_mtim.tv_nsec) +
-				 1;
+		if (!recorded(o, j, i))
+			continue;
+		if (!embeds)
+			shared_libs_hash(l->in.buf, l->in.size, hash);
+		*size += (size_t)sprintf(c + *size,
+					 "%s%s (%s, %llu bytes, modified %lld.%09ld%s%s)",
+					 embeds ? CONV_EMBEDS : CONV_SHARES, l->path,
+					 l->name, (unsigned long long)l->in.st.st_size,
+					 (long long)l->in.st.st_mtim.tv_sec,
+					 (long)l->in.st.st_mtim.tv_nsec,
+					 embeds ? "" : ", hash ", hash) +
+			 1;
 	}
 	return c;
 }
@@ -273,13 +281,21 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 
 	_Static_assert(sizeof e->name == 32, "the %31[^,] below fills e->name");
 	_Static_assert(sizeof CONV_EMBEDS == sizeof CONV_SHARES, "one length");
+	_Static_assert(sizeof e->hash == 17, "the %16[0-9a-f] below fills e->hash");
 	e->path = NULL;
+	e->hash[0] = 0;
 	e->shared = strncmp(s, CONV_SHARES, strlen(CONV_SHARES)) == 0;
 	if ((!e->shared && strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0) || !tail ||
-	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ' ||
-	    sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n", e->name,
-		   &bytes, &sec, &nsec, &end) != 4 ||
-	    end < 0 || tail[end] || nsec < 0)
+	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ')
+		return -1;
+	int got = e->shared ? sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld, "
+					   "hash %16[0-9a-f])%n",
+				     e->name, &bytes, &sec, &nsec, e->hash, &end) - 1 :
+			      sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n",
+				     e->name, &bytes, &sec, &nsec, &end);
+
+	if (got != 4 || end < 0 || tail[end] || nsec < 0 ||
+	    (e->shared && strlen(e->hash) != 16))
 		return -1;
 	e->path = strndup(s + strlen(CONV_EMBEDS),
 			  (size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
@@ -322,7 +338,8 @@ int conv_converted_alike(const char *path, const char *comment,
 		      !libs_shadowed(l.name, l.path, o->libdirs, o->nlibdirs,
 					 o->sysroot) &&
 		      (!l.shared || (o->shared_libs &&
-				     shared_libs_present(o->shared_libs, l.name, l.size)));
+				     shared_libs_present(o->shared_libs, l.hash, l.name,
+							 l.size)));
 		free(l.path);
 	}
 	free(c);

@@ -39,14 +39,19 @@ enum conv_status {
 	CONV_FAILED,
 };
 
-/* Fixed size: batch workers hand it to the parent through shared memory. */
+/*
+ * Fixed size, but for the warnings: batch workers hand it to the parent
+ * through shared memory, and the warnings through batch_warnings.c.
+ */
 struct conv_result {
 	enum conv_status status;
 	char format[8];   /* "QMAGIC"..., "" when unknown */
 	int dynamic;      /* -1 unknown */
 	char libraries[STUB_MAX_LIBS * STUB_LIB_NAME];
 	char reason[256]; /* why it failed or was skipped */
-	char warning[512]; /* lines "aout2elf: warning: ...\n", printed as they are */
+	/* lines "aout2elf: warning: ...\n", whole, printed as they are
+	 * (malloc'ed, the caller frees it; NULL: none) */
+	char *warning;
 	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
 };
 
@@ -85,7 +90,10 @@ struct conv_job {
 char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size);
 #define CONV_EMBEDS "embeds "
-/* the same of a library --shared-libs wrote into the output tree */
+/*
+ * the same of a library --shared-libs wrote into the output tree, with
+ * ", hash HASH" before the ")": the folder of its copy
+ */
 #define CONV_SHARES "shares "
 
 /* One such string, read back. */
@@ -95,6 +103,7 @@ struct conv_embedded {
 	uint64_t size;
 	struct timespec mtime;
 	int shared; /* CONV_SHARES, not CONV_EMBEDS */
+	char hash[17]; /* of CONV_SHARES: shared_libs_hash of the bytes */
 };
 
 /* 0, or -1 (and e->path NULL) for anything conv_file_comment did not write. */

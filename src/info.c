@@ -57,7 +57,7 @@ static void map_line(FILE *out, uint32_t lo, uint32_t hi, uint32_t prot,
 
 /*
  * Where the stub's uselib() looks when the program runs, in its order
- * (src/stub/uselib.c): embedded copies by file name; else the variables,
+ * (src/stub/uselib.c): embedded copies by file name; else AOUT_LIBRARY_PATH,
  * the path given, the -L (and --shared-libs) directories, the customary.
  */
 static void print_run_time_search(FILE *out, const struct plan *p)
@@ -72,7 +72,7 @@ static void print_run_time_search(FILE *out, const struct plan *p)
 		return;
 	}
 	fprintf(out, "  At run time:      uselib() looks in $AOUT_LIBRARY_PATH, %s"
-		     "the path given, $LD_LIBRARY_PATH, %s%s%s "
+		     "the path given, %s%s%s "
 		     "(AOUT_LIBRARY_DEBUG=1 shows it)\n",
 		strstr(p->paths, "$ORIGIN") ? "the copies of --shared-libs, " : "",
 		p->paths, p->paths[0] ? ":" : "", libs_customary_dirs);

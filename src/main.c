@@ -383,8 +383,9 @@ static int convert(const char *src, const char *dst,
 		diag_print(r.reason_is_output ? dst : src, r.reason);
 		return EXIT_FAIL;
 	}
-	if (r.warning[0])
+	if (r.warning)
 		fputs(r.warning, stderr); /* whole lines, prefixed */
+	free(r.warning);
 	if (verbose) {
 		char what[sizeof r.format + 40];
 

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,23 +193,18 @@ int shared_libs_place(const char *root, const char *dst,
 	return 0;
 }
 
-int shared_libs_present(const char *root, const char *name, uint64_t size)
+int shared_libs_present(const char *root, const char *hash, const char *name,
+			uint64_t size)
 {
-	char *pattern;
-	glob_t g;
-	int yes = 0;
+	char *path;
+	struct stat st;
+	int yes;
 
-	if (asprintf(&pattern, "%s/" SHARED_LIBS_DIR "/*/%s", root, base_name(name)) < 0)
+	if (strlen(hash) != 16 || strspn(hash, "0123456789abcdef") != 16 ||
+	    asprintf(&path, "%s/" SHARED_LIBS_DIR "/%s/%s", root, hash,
+		     base_name(name)) < 0)
 		return 0;
-	if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !yes; i++) {
-			struct stat st;
-
-			yes = stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) &&
-			      (uint64_t)st.st_size == size;
-		}
-		globfree(&g);
-	}
-	free(pattern);
+	yes = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
+	free(path);
 	return yes;
 }

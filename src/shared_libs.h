@@ -34,9 +34,12 @@ int shared_libs_place(const char *root, const char *dst,
 		      const struct libset *set, struct plan *p, struct diag *d);
 
 /*
- * Whether root holds a copy of a library of that name (its final
- * component) and size, for the up-to-date check of a rerun.
+ * Whether root holds the copy shared_libs_place wrote of a library of
+ * that name (its final component), size and hash (shared_libs_hash), for
+ * the up-to-date check of a rerun: another library of that name and size
+ * is in another hash's folder, and does not count.
  */
-int shared_libs_present(const char *root, const char *name, uint64_t size);
+int shared_libs_present(const char *root, const char *hash, const char *name,
+			uint64_t size);
 
 #endif

@@ -416,18 +416,21 @@ RUN_ENV=()
 # the path the program gives uselib() (ld.so's search, LD_LIBRARY_PATH)
 runs "--no-embed-libs: -L folder gone, found at the path given to uselib()" \
 	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/rt.copy"
-# ld.so tried LD_LIBRARY_PATH's folders in turn: the first path it gives
-# uselib() may not have the library, a later folder may
-runs "--no-embed-libs: -L folder gone, found in a later LD_LIBRARY_PATH folder" \
-	qmagic "$B/dyn-rt" 0 "$HELLO" env -u AOUT_LIBRARY_PATH DYN_LIBDIR="$W/empty" \
-	LD_LIBRARY_PATH="$W/empty:$W/rt.copy"
-RUN_ENV=(LD_LIBRARY_PATH="$W/empty")
-runs_fail "--no-embed-libs: not in LD_LIBRARY_PATH either: uselib() fails with ENOENT" \
+# ld.so 1.x walks LD_LIBRARY_PATH itself, a uselib() per folder, on past
+# ENOENT: a path in one of those folders is answered for itself alone, as
+# the kernel did, and the stub searches no LD_LIBRARY_PATH of its own
+RUN_ENV=(DYN_LIBDIR="$W/empty" LD_LIBRARY_PATH="$W/empty/:$W/rt.copy" AOUT_LIBRARY_DEBUG=1)
+runs_err "--no-embed-libs: a path in an LD_LIBRARY_PATH folder: that path only, ENOENT" \
+	"$B/dyn-rt" 127 "" \
+	"$B/dyn-rt: uselib $W/empty/libtiny.so.1: looked in $W/empty/libtiny.so.1: error 2
+dyn: can't load library '$W/empty/libtiny.so.1': uselib failed with error 2"
+RUN_ENV=(LD_LIBRARY_PATH="$W/rt.copy")
+runs_fail "--no-embed-libs: the stub searches no LD_LIBRARY_PATH (ld.so walks it): ENOENT" \
 	qmagic "$B/dyn-rt" 127 "dyn: can't load library '/usr/lib/libtiny.so.1'" "error 2"
 RUN_ENV=(AOUT_LIBRARY_PATH="$W/empty" LD_LIBRARY_PATH="$W/empty" AOUT_LIBRARY_DEBUG=1)
 runs_err "--no-embed-libs: AOUT_LIBRARY_DEBUG=1 lists the places, then dyn's own line" \
 	"$B/dyn-rt" 127 "" \
-	"$B/dyn-rt: uselib /usr/lib/libtiny.so.1: looked in $(places libtiny.so.1 "$W/empty" /usr/lib "$W/empty" "$W/rt"): error 2
+	"$B/dyn-rt: uselib /usr/lib/libtiny.so.1: looked in $(places libtiny.so.1 "$W/empty" /usr/lib "$W/rt"): error 2
 dyn: can't load library '/usr/lib/libtiny.so.1': uselib failed with error 2"
 RUN_ENV=(AOUT_LIBRARY_DEBUG=0)
 runs_fail "--no-embed-libs: AOUT_LIBRARY_DEBUG=0 lists nothing" \

@@ -60,18 +60,55 @@ check "one copy of each library in NEW/.aout2elf-libs" \
 	test "$(count libtiny.so.1):$(count libtwo.so.1):$(printf '%s\n' "$libs" | wc -l)" = 1:1:2
 check "... the same bytes, executable (uselib needs x)" \
 	sh -c "cmp -s '$N/'.aout2elf-libs/*/libtiny.so.1 '$L/libtiny.so.1' && test -x '$N/'.aout2elf-libs/*/libtwo.so.1"
+# against the same program with its libraries embedded (a page of slack
+# for the search path and the .comment)
+run "$AOUT2ELF" -q -L "$L" "$O/usr/bin/slsdyn" "$W/slsdyn-embedded"
 check "... and no library inside the programs" \
-	test "$(stat -c %s "$N/usr/bin/slsdyn")" -lt "$(($(stat -c %s "$L/libtiny.so.1") + $(stat -c %s "$L/libtwo.so.1") + 16384))"
+	test "$(($(stat -c %s "$N/usr/bin/slsdyn") + $(stat -c %s "$L/libtiny.so.1") + $(stat -c %s "$L/libtwo.so.1")))" -le "$(($(stat -c %s "$W/slsdyn-embedded") + 4096))"
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$N" "$O"
 check "a rerun is up to date" grep -q ' 0 converted, 3 up-to-date' "$ERR"
 rm -f "$N"/.aout2elf-libs/*/libtwo.so.1
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$N" "$O"
 check "a rerun after a copy was removed converts again and writes it back" \
 	sh -c "! grep -q ' 0 converted' '$ERR' && test -x '$N'/.aout2elf-libs/*/libtwo.so.1"
+# the copy is known by its hash: another libtwo.so.1 of that size, in
+# another hash's folder, is not it
+two=$(echo "$N"/.aout2elf-libs/*/libtwo.so.1)
+decoy=$N/.aout2elf-libs/0123456789abcdef
+mkdir "$decoy"
+cp "$two" "$decoy/"
+printf 'X' | dd of="$decoy/libtwo.so.1" bs=1 seek=100 conv=notrunc status=none
+rm -f "$two"
+run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$N" "$O"
+check "... also where another libtwo.so.1 of that size lies in another hash's folder" \
+	sh -c "! grep -q ' 0 converted' '$ERR' && cmp -s '$two' '$L/libtwo.so.1'"
+rm -r "$decoy"
 run "$AOUT2ELF" -L "$L" -r -O "$W/again" "$O"
 run "$AOUT2ELF" -L "$L" --shared-libs -r -O "$W/again" "$O"
 check "a rerun with --shared-libs over embedded programs converts them again" \
 	grep -q ' 3 converted, 0 up-to-date' "$ERR"
+
+# NEW inside OLD, the libraries in OLD too: NEW is not walked, so neither
+# the programs nor the copies of a run are inputs of the next
+I=$W/inside
+mkdir -p "$I/lib"
+cp -R "$O/." "$I/"
+cp "$L/libtiny.so.1" "$L/libtwo.so.1" "$I/lib/"
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/converted" "$I"
+check "NEW inside OLD: the programs convert, the libraries are skipped" \
+	grep -q ' 3 converted, 0 up-to-date, 2 skipped, 0 failed' "$ERR"
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/converted" --report "$W/inside.json" "$I"
+check "... a rerun: up to date, nothing of NEW taken for an input" \
+	sh -c "test $st = 0 && grep -q ' 0 converted, 3 up-to-date, 2 skipped, 0 failed' '$ERR' &&
+		test \"\$(grep -c '\"input\": ' '$W/inside.json')\" = 5 &&
+		! grep -q '\"input\": \"$I/converted' '$W/inside.json' &&
+		test ! -e '$I/converted/converted'"
+# an earlier NEW inside OLD, walked by a run into another NEW
+run "$AOUT2ELF" -L "$I/lib" --shared-libs -r -O "$I/again" --report "$W/again.json" "$I"
+check "... another NEW: the earlier one's programs and copies skipped, named so" \
+	sh -c "test $st = 0 && grep -q ' 3 converted, 0 up-to-date, 7 skipped, 0 failed' '$ERR' &&
+		test \"\$(grep -c 'converted/bin/dyn.*a program aout2elf converted' '$W/again.json')\" = 1 &&
+		test \"\$(grep -c 'converted/.aout2elf-libs/.*a library --shared-libs copied' '$W/again.json')\" = 2"
 rm -rf "$L"
 
 out_of() { printf '%s: hello from libtiny\n%s: hello from libtwo\n' "$1" "$1"; }

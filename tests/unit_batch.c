@@ -393,6 +393,13 @@ static void test_conv_embeds_parse(void)
 		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2.3",
 		"embeds /lib/x (a-name-longer-than-thirty-one-bytes.so, 1 bytes, "
 		"modified 2.3)",
+		/* a shared copy is known by its hash: none, short, or an embed's */
+		"shares /lib/libc.so.4 (libc.so.4, 5 bytes, modified 2.3)",
+		"shares /lib/libc.so.4 (libc.so.4, 5 bytes, modified 2.3, hash 0123abc)",
+		"shares /lib/libc.so.4 (libc.so.4, 5 bytes, modified 2.3, hash "
+		"0123456789abcdefa)",
+		"embeds /lib/libc.so.4 (libc.so.4, 5 bytes, modified 2.3, hash "
+		"0123456789abcdef)",
 	};
 	struct conv_embedded e;
 
@@ -409,9 +416,11 @@ static void test_conv_embeds_parse(void)
 	free(e.path);
 	/* --shared-libs's record of a library copied into the output tree */
 	CU_ASSERT_EQUAL(conv_embeds_parse("shares /lib/libc.so.4 (libc.so.4, 5 bytes, "
-					  "modified 2.3)", &e), 0);
+					  "modified 2.3, hash 0123456789abcdef)", &e),
+			0);
 	CU_ASSERT_EQUAL(e.shared, 1);
 	CU_ASSERT_STRING_EQUAL(e.path ? e.path : "", "/lib/libc.so.4");
+	CU_ASSERT_STRING_EQUAL(e.hash, "0123456789abcdef");
 	free(e.path);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CU_ASSERT_EQUAL(conv_embeds_parse(bad[i], &e), -1);

@@ -1165,14 +1165,16 @@ static void test_info_lines(void)
 			 "/lib/libc.so.4: incompatible minor version numbers (DLL "
 			 "Jump 1.0pl1).\"\n", out, libc);
 		/* (after the one on vm.mmap_min_addr, where 0x1000 is below it) */
-		CU_ASSERT_PTR_NOT_NULL(strstr(r.warning, want));
-		if (!strstr(r.warning, want))
-			fprintf(stderr, "test_info_lines: got %s\n", r.warning);
+		CU_ASSERT(r.warning && strstr(r.warning, want));
+		if (!r.warning || !strstr(r.warning, want))
+			fprintf(stderr, "test_info_lines: got %s\n",
+				r.warning ? r.warning : "none");
+		free(r.warning);
 		/* quiet: none */
 		o.quiet = 1;
 		o.force = 1;
 		CU_ASSERT_EQUAL(conv_file(prog, out, &o, &r), 0);
-		CHECK_STR(r.warning, "");
+		CU_ASSERT_PTR_NULL(r.warning);
 		/* the .comment says which sysroot */
 		char *c = conv_comment(&o);
 		snprintf(want, sizeof want, "(--sysroot %s)", t.root);
@@ -1186,6 +1188,57 @@ static void test_info_lines(void)
 	img_free(&m);
 	free(prog);
 	free(libc);
+	tree_free(&t);
+}
+
+/* A warning naming an output path of PATH_MAX bytes comes out whole. */
+static void test_warning_whole(void)
+{
+	struct tree t;
+	struct conv_options o;
+	struct conv_result r;
+	struct img m;
+	char *prog, *dst, *want;
+	size_t len;
+
+	tree_make(&t);
+	img_qprogram(&m);
+	uint32_t e[2] = { m.data_addr - 4,
+			  record(&m, 0x100, "/lib/libnone.so.1", "1.0", JUMP(LIB_A),
+				 0x10000) };
+	put_set(&m, 0x40, e, 2);
+	prog = img_write(&m, t.dir, "prog");
+	/* folders of 200 bytes, then a name that makes PATH_MAX - 1 */
+	dst = malloc(PATH_MAX);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	len = (size_t)snprintf(dst, PATH_MAX, "%s", t.dir);
+	while (len + 1 + 200 + 1 + 100 < PATH_MAX - 1) {
+		dst[len++] = '/';
+		memset(dst + len, 'd', 200);
+		len += 200;
+		dst[len] = 0;
+		CU_ASSERT_EQUAL(mkdir(dst, 0755), 0);
+	}
+	dst[len++] = '/';
+	memset(dst + len, 'p', PATH_MAX - 1 - len);
+	dst[PATH_MAX - 1] = 0;
+	memset(&o, 0, sizeof o);
+	o.plan.no_embed_libs = 1;
+	o.libdirs[0] = t.ldir;
+	o.nlibdirs = 1;
+	CU_ASSERT_EQUAL(conv_file(prog, dst, &o, &r), 0);
+	CU_ASSERT(asprintf(&want, "aout2elf: warning: %s: a.out library "
+			   "/lib/libnone.so.1 not found here; the program looks "
+			   "for it when it runs\n", dst) > 0);
+	/* (after the one on vm.mmap_min_addr, where the program is below it) */
+	len = r.warning ? strlen(r.warning) : 0;
+	CU_ASSERT(len >= strlen(want) &&
+		  !strcmp(r.warning + len - strlen(want), want));
+	free(r.warning);
+	free(want);
+	free(dst);
+	free(prog);
+	img_free(&m);
 	tree_free(&t);
 }
 
@@ -1208,6 +1261,7 @@ int unit_libs_search_register(void)
 		UNIT_TEST(test_versions),
 		UNIT_TEST(test_libemu),
 		UNIT_TEST(test_info_lines),
+		UNIT_TEST(test_warning_whole),
 		UNIT_END,
 	};
 

@@ -296,6 +296,8 @@ static int convert_once(const struct oom_case *c, const char *out, long fail_at,
 	o.nlibdirs = 1;
 	arm(fail_at);
 	rc = conv_file(c->input, out, &o, r);
+	free(r->warning); /* not looked at here; freed while counted */
+	r->warning = NULL;
 	disarm();
 	return rc;
 }

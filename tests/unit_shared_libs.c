@@ -87,10 +87,20 @@ static void test_place(void)
 		 "$ORIGIN/../.aout2elf-libs/%s:$ORIGIN/../.aout2elf-libs/%s:/opt/lib",
 		 c, m);
 	CHECK_STR(p.paths, want);
-	CU_ASSERT_EQUAL(shared_libs_present(root, "/lib/libc.so.4", 10), 1);
-	CU_ASSERT_EQUAL(shared_libs_present(root, "libm.so.4", 10), 1);
-	CU_ASSERT_EQUAL(shared_libs_present(root, "libm.so.4", 11), 0);
-	CU_ASSERT_EQUAL(shared_libs_present(root, "libnone.so.1", 0), 0);
+	CU_ASSERT_EQUAL(shared_libs_present(root, c, "/lib/libc.so.4", 10), 1);
+	CU_ASSERT_EQUAL(shared_libs_present(root, c, "libc.so.4.4", 10), 1);
+	CU_ASSERT_EQUAL(shared_libs_present(root, m, "libm.so.4", 10), 1);
+	CU_ASSERT_EQUAL(shared_libs_present(root, m, "libm.so.4", 11), 0);
+	CU_ASSERT_EQUAL(shared_libs_present(root, m, "libnone.so.1", 0), 0);
+	/* another library of that name and size, whose copy is not there */
+	char other[17];
+
+	shared_libs_hash((const uint8_t *)"LIBC BYTES", 10, other);
+	CU_ASSERT_EQUAL(shared_libs_present(root, other, "libc.so.4", 10), 0);
+	/* nor is the copy of libm by libc's name, nor a hash that is not one */
+	CU_ASSERT_EQUAL(shared_libs_present(root, m, "libc.so.4", 10), 0);
+	CU_ASSERT_EQUAL(shared_libs_present(root, "..", "libc.so.4", 10), 0);
+	CU_ASSERT_EQUAL(shared_libs_present(root, "*", "libc.so.4", 10), 0);
 
 	char *copy = unit_path(root, ".aout2elf-libs");
 	struct stat st;

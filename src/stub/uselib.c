@@ -366,14 +366,52 @@ static struct stub_lib *embedded(const char *name)
 	return l;
 }
 
+/* Length of path's folder part, without the '/'s that end it. */
+static size_t dir_len(const char *path)
+{
+	size_t n = (size_t)(base_name(path) - path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/*
+ * Whether path lies in a folder of LD_LIBRARY_PATH.  ld.so 1.x and the
+ * Slackware crt0 walk that list themselves, a uselib() per folder, and go
+ * on past ENOENT: such a path is answered for itself alone, as the kernel
+ * did, so that the caller reaches (and names) the folder that has it.
+ */
+static int in_ld_library_path(const char *path)
+{
+	size_t n = dir_len(path);
+
+	for (const char *e = env_ldpath; n && e && *e;) {
+		size_t len = 0;
+
+		while (e[len] && e[len] != ':')
+			len++;
+		size_t elen = len, i = 0;
+
+		while (elen > 1 && e[elen - 1] == '/')
+			elen--;
+		while (i < n && elen == n && e[i] == path[i])
+			i++;
+		if (elen == n && i == n)
+			return 1;
+		e += len + (e[len] == ':');
+	}
+	return 0;
+}
+
 /*
  * Any other library is looked for by its name: in AOUT_LIBRARY_PATH,
- * then at the path the program gave (where load_aout_library opened it:
- * ld.so's own search, LD_LIBRARY_PATH included), then in
- * LD_LIBRARY_PATH's folders, the -L folders of the conversion and the
- * customary ones.  Where it is nowhere, uselib fails as the kernel did
- * for the path given (ENOENT, mostly), and the program's crt0 or ld.so
- * says so in its own words.
+ * then at the path the program gave (where load_aout_library opened it),
+ * then, unless that path is one of the caller's own walk through
+ * LD_LIBRARY_PATH, in the -L folders of the conversion and the customary
+ * ones.  Where it is nowhere, uselib fails as the kernel did for the path
+ * given (ENOENT, mostly), and the program's crt0 or ld.so says so in its
+ * own words.
  */
 long do_uselib(const char *path)
 {
@@ -422,13 +460,8 @@ long do_uselib(const char *path)
 				r = fd;
 			miss = fd;
 		}
-		/*
-		 * ld.so tries LD_LIBRARY_PATH's folders in turn, and where the
-		 * kernel failed one it went on to the next: the path given may
-		 * be the first of several.
-		 */
-		if (r > 0)
-			r = search_dirs(env_ldpath, name, l, 0);
+		if (r > 0 && in_ld_library_path(path))
+			r = miss;
 		if (r > 0)
 			r = search_dirs(the_plan()->paths, name, l, 0);
 		if (r > 0)
