@@ -668,13 +668,16 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		n++;
 	}
 	/*
-	 * the stub's variables: zero pages, nothing from the file.  Its
-	 * offset is that of a writable page the file maps: valgrind reads
-	 * no symbol of a file whose PT_LOAD lies where nothing of it is mapped.
+	 * the stub's variables: zero pages, nothing from the file.  Under
+	 * --direct its offset is that of a writable page the file maps:
+	 * valgrind reads no symbol of a file whose PT_LOAD lies where nothing
+	 * of it is mapped.  Staged, the a.out sections are not where the
+	 * segments put them at exec, which valgrind would call a serious
+	 * error: there it finds none and says nothing.
 	 */
 	ph[n].p_type = PT_LOAD;
 	ph[n].p_offset = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && p->direct; i++)
 		if ((ph[i].p_flags & PF_W) && ph[i].p_filesz)
 			ph[n].p_offset = ph[i].p_offset & ~(STUB_PAGE - 1);
 	ph[n].p_vaddr = ph[n].p_paddr = STUB_BSS;
