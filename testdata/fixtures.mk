@@ -68,7 +68,7 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/statedump.c testdata/statedump-big.c \
 	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
-	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
+	testdata/tiny.h testdata/uselib_call.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/libentry.h testdata/oldcrt0.h testdata/crt0_sls.h \
 	testdata/crt0_slack.h testdata/olddyn.c $(OLD_PROGS:%=testdata/%.c) \
 	testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
@@ -130,13 +130,14 @@ testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata
 	$(FIXTURE_CCLD)
 
 # what dyn and its variants include besides fixture.h
-$(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
+$(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h \
+	$(srcdir)/testdata/uselib_call.h
 $(filter testdata/statedump-big%,$(FIXTURE_ELFS)): $(srcdir)/testdata/statedump.c
 # and what olddyn.c's programs include
 $(filter $(OLD_PROGS:%=testdata/%.%),$(FIXTURE_ELFS)): $(srcdir)/testdata/olddyn.c \
 	$(srcdir)/testdata/oldcrt0.h $(srcdir)/testdata/crt0_sls.h \
 	$(srcdir)/testdata/crt0_slack.h $(srcdir)/testdata/libentry.h \
-	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
+	$(srcdir)/testdata/uselib_call.h $(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
 
 testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@

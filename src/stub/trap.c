@@ -181,7 +181,9 @@ static unsigned trap_rules(struct trap_rule *rules)
 {
 	unsigned nrules = 0;
 
-	if (the_plan()->flags & STUB_F_DYNAMIC)
+	/* where the program's uselib calls the stub, nothing traps it */
+	if ((the_plan()->flags & (STUB_F_DYNAMIC | STUB_F_USELIB_PATCHED)) ==
+	    STUB_F_DYNAMIC)
 		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
 						      0, 0xffffffffu };
 	if (emulating_brk)
@@ -252,8 +254,10 @@ void trap_exec_from_now(void)
 void start_filter(void)
 {
 	struct trap_rule rules[MAX_RULES];
+	unsigned n = trap_rules(rules);
 
-	install_traps(rules, trap_rules(rules));
+	if (n) /* none: no filter at all, as cheap as a start can be */
+		install_traps(rules, n);
 	/* started with SIGSYS ignored: exec hands that on too */
 	trap_exec_from_now();
 }
