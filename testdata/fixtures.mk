@@ -20,7 +20,8 @@
 # (olddyn.c: slsdyn, slackdyn, slsexact, slslow, slsmissing, slackmissing)
 # are built for every kind (slsdyn, slackdyn) or for QMAGIC and ZMAGIC.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
-# and x86-64) for forkexec to run.
+# and the host's) for forkexec to run; child32 only where configure found
+# a 32-bit glibc.
 #
 # The a.out shared libraries for dyn (see testdata/tiny.h) are linked at
 # their fixed addresses with $(srcdir)/testdata/aout-lib.ld and written by
@@ -94,7 +95,8 @@ FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
 	testdata/libtwo.so.1.elf
 FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1 \
 	testdata/zmagic/liblow.so.1
-FIXTURE_CHILDREN = testdata/child32 testdata/child64
+# child32 only where configure found a 32-bit glibc (HAVE_M32_LIBC)
+FIXTURE_CHILDREN = testdata/child64 $(if $(filter yes,$(HAVE_M32_LIBC)),testdata/child32)
 FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
 
@@ -105,7 +107,7 @@ EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
 
 testdata/child32: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) -m32 -O2 -Wall -Wextra -o $@ $(srcdir)/testdata/child32.c
+	$(STUB_CC) -m32 -O2 -Wall -Wextra -o $@ $(srcdir)/testdata/child32.c
 
 testdata/child64: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
@@ -114,7 +116,7 @@ testdata/child64: $(srcdir)/testdata/child32.c
 # ---- the programs: testdata/NAME.M.elf, then .aout ----
 
 FIXTURE_CCLD = $(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) \
 		-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) \
 		$(FIXTURE_LINKFLAGS) \
 		-Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld -o $@ \
@@ -168,7 +170,7 @@ LAYOUT_SYMBOL_brk = _end
 LAYOUT_PAD_text = FIXTURE_TEXT_PAD
 LAYOUT_PAD_data = FIXTURE_DATA_PAD
 LAYOUT_PAD_brk = FIXTURE_BSS_PAD
-FIXTURE_LAYOUT_LINK = $(CC) $(FIXTURE_CFLAGS) \
+FIXTURE_LAYOUT_LINK = $(STUB_CC) $(FIXTURE_CFLAGS) \
 	-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) $(FIXTURE_LINKFLAGS)
 FIXTURE_LAYOUT_INPUTS = -Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld \
 	$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
@@ -192,7 +194,7 @@ FIXTURE_LIB_DEPS = $(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.
 	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/aout-lib.ld
 # $(call FIXTURE_LIB_CCLD,LIB_BASE,VERSION): names from tiny.h
 FIXTURE_LIB_CCLD = $(AM_V_CCLD)$(MKDIR_P) $(@D) && \
-	$(CC) $(FIXTURE_CFLAGS) -DTINY_LIB_BASE=$(1) -DTINY_VERSION=$(2) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) -DTINY_LIB_BASE=$(1) -DTINY_VERSION=$(2) \
 		$(FIXTURE_LINKFLAGS) -Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
 		$(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.c
 
@@ -213,7 +215,7 @@ testdata/libtwo.so.1.elf: $(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/li
 		$(srcdir)/testdata/two.h $(srcdir)/testdata/tiny.h \
 		$(srcdir)/testdata/libentry.h $(srcdir)/testdata/aout-lib.ld
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && \
-	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
 		-Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
 		$(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c
 

@@ -32,6 +32,7 @@ int unit_elfwrite_register(void);
 int unit_output_register(void);
 int unit_libs_register(void);
 int unit_libs_search_register(void);
+int unit_inroot_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
 int unit_shared_libs_register(void);
