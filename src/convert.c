@@ -24,6 +24,7 @@
 #include "shared_libs.h"
 #include "elfwrite.h"
 #include "stub_image.h"
+#include "uselib_sites.h"
 
 void conv_job_free(struct conv_job *j)
 {
@@ -348,6 +349,16 @@ int conv_converted_alike(const char *path, const char *comment,
 	return yes;
 }
 
+/* j written to fd as ELF, its call sites rewritten first (uselib_sites.c). */
+static int write_elf(int fd, struct conv_job *j, const char *comment,
+		     size_t comment_size, struct diag *d)
+{
+	if (uselib_sites_patch(j, stub_image, stub_image_size, d))
+		return -1;
+	return elfw_write_with_comment(fd, &j->a, &j->p, stub_image, stub_image_size,
+				       comment, comment_size, d);
+}
+
 int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	       struct conv_result *r)
 {
@@ -379,8 +390,7 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 		return -1;
 	}
 	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
-	    elfw_write_with_comment(out.fd, &j.a, &j.p, stub_image,
-				    stub_image_size, comment, comment_size, &d) ||
+	    write_elf(out.fd, &j, comment, comment_size, &d) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);
@@ -423,9 +433,7 @@ int conv_to_fd(const char *src, int fd, const struct conv_options *o,
 	size_t comment_size;
 	char *comment = conv_file_comment(o, &j, &comment_size);
 
-	rc = comment ? elfw_write_with_comment(fd, &j.a, &j.p, stub_image,
-					       stub_image_size, comment,
-					       comment_size, d) :
+	rc = comment ? write_elf(fd, &j, comment, comment_size, d) :
 		       diag_set(d, "out of memory");
 	free(comment);
 	conv_job_free(&j);

@@ -29,8 +29,8 @@ int elfw_libelf_io;
 
 #define PAGE_UP32(x) (((x) + STUB_PAGE - 1) & ~(STUB_PAGE - 1))
 
-static int check_stub(const unsigned char *stub, size_t size,
-		      struct stub_header *h, struct diag *d)
+int elfw_stub_header(const unsigned char *stub, size_t size,
+		     struct stub_header *h, struct diag *d)
 {
 	if (size < sizeof *h) {
 		diag_set(d, "internal error: runtime stub too small");
@@ -42,10 +42,14 @@ static int check_stub(const unsigned char *stub, size_t size,
 	h->plan_off = le32_at(stub + offsetof(struct stub_header, plan_off));
 	h->filesz = le32_at(stub + offsetof(struct stub_header, filesz));
 	h->bss_size = le32_at(stub + offsetof(struct stub_header, bss_size));
+	h->uselib_thunk_off = le32_at(stub + offsetof(struct stub_header,
+						      uselib_thunk_off));
+	h->open_thunk_off = le32_at(stub + offsetof(struct stub_header, open_thunk_off));
 	/* bounded so that neither the plan nor the bss can wrap around */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
 	    h->filesz != size || h->filesz > STUB_MAX_FILESZ ||
-	    h->bss_size > STUB_MAX_BSS || h->entry_off >= h->filesz) {
+	    h->bss_size > STUB_MAX_BSS || h->entry_off >= h->filesz ||
+	    h->uselib_thunk_off >= h->filesz || h->open_thunk_off >= h->filesz) {
 		diag_set(d, "internal error: runtime stub is damaged");
 		return -1;
 	}
@@ -58,7 +62,7 @@ int elfw_layout(const struct plan *p, const unsigned char *stub,
 	struct stub_header h;
 
 	memset(l, 0, sizeof *l);
-	if (check_stub(stub, stub_size, &h, d))
+	if (elfw_stub_header(stub, stub_size, &h, d))
 		return -1;
 	l->plan_off = (h.filesz + 15) & ~15u;
 	l->stub_filesz = l->plan_off + (uint32_t)sizeof(struct stub_plan);
@@ -108,7 +112,9 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 	sp->magic = STUB_PLAN_MAGIC;
 	sp->flags = (p->noexec ? STUB_F_NOEXEC : 0) |
 		    (p->dynamic ? STUB_F_DYNAMIC : 0) |
-		    (p->norandom ? STUB_F_NORANDOM : 0);
+		    (p->norandom ? STUB_F_NORANDOM : 0) |
+		    (p->uselib_sites ? STUB_F_USELIB_PATCHED : 0) |
+		    (p->ldso_open_sites ? STUB_F_LDSO_PATCHED : 0);
 	sp->entry = p->entry;
 	sp->start_code = p->start_code;
 	sp->end_code = p->end_code;

@@ -36,6 +36,9 @@ struct elfw_layout {
 	uint32_t end; /* first file offset after the loaded parts */
 };
 
+/* The stub image's header, checked: 0, or -1 with *d where it is damaged. */
+int elfw_stub_header(const unsigned char *stub, size_t size,
+		     struct stub_header *h, struct diag *d);
 /* Pure: the file layout and the plan the stub will read. */
 int elfw_layout(const struct plan *p, const unsigned char *stub,
 		size_t stub_size, struct elfw_layout *l, struct diag *d);

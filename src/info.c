@@ -10,6 +10,7 @@
 #include "input.h"
 #include "stub_abi.h"
 #include "stub_image.h"
+#include "uselib_sites.h"
 #include "diag.h"
 
 /* A path from the command line or a folder, as the shell reads it back:
@@ -119,6 +120,10 @@ static void print_libs(FILE *out, const struct plan *p,
 		fprintf(out, "    warning: %s\n", shown);
 	}
 	print_run_time_search(out, p);
+	if (p->uselib_sites || p->lib_uselib_sites || p->ldso_open_sites)
+		fprintf(out, "  Calls the stub:   %u uselib() in the program, %u in "
+			     "embedded libraries, %u open() in ld.so (not trapped)\n",
+			p->uselib_sites, p->lib_uselib_sites, p->ldso_open_sites);
 }
 
 void info_print(FILE *out, const char *name, const struct aout *a,
@@ -273,6 +278,11 @@ int info_file(FILE *out, const char *path, const struct conv_options *o,
 
 	if (conv_load(path, o, 1, &j, d))
 		return print_if_library(out, path);
+	/* the sites as the conversion would rewrite them, to count them */
+	if (uselib_sites_patch(&j, stub_image, stub_image_size, d)) {
+		conv_job_free(&j);
+		return -1;
+	}
 	info_print(out, path, &j.a, &j.p, &j.libs);
 	conv_job_free(&j);
 	return 0;

@@ -20,6 +20,7 @@
 #endif
 #endif
 
+#include "inroot.h"
 #include "libs.h"
 
 const char libs_customary_dirs[] = STUB_CUSTOMARY_DIRS;
@@ -464,10 +465,36 @@ static int open_in_root(int root, const char *path)
 }
 
 /*
+ * Without openat2: the same resolution in user space (inroot.c), after
+ * the sysroot's own real path, as /proc would name it.
+ */
+static char *place_path_resolved(const struct place *p, const struct search *s)
+{
+	char *top = realpath(s->sysroot, NULL);
+	char *in = top ? inroot_resolve(s->root, p->file + p->rel) : NULL;
+	char *path = NULL;
+
+	if (in) {
+		/* no doubled slash: the sysroot "/", or the sysroot itself */
+		const char *head = strcmp(top, "/") ? top : "";
+		const char *tail = *head && !strcmp(in, "/") ? "" : in;
+		size_t len = strlen(head) + strlen(tail) + 1;
+
+		path = malloc(len);
+		if (path)
+			snprintf(path, len, "%s%s", head, tail);
+		else
+			errno = ENOMEM;
+	}
+	free(top);
+	free(in);
+	return path;
+}
+
+/*
  * The file a place is, as a host path (malloc'ed); NULL with errno when
  * it cannot be reached.  Inside the sysroot, its links resolved there and
- * read back through /proc; without openat2 or /proc, the plain
- * concatenation (absolute links then lead out of the sysroot).
+ * read back through /proc; without /proc, the plain concatenation.
  */
 static char *place_path(const struct place *p, struct search *s)
 {
@@ -478,11 +505,8 @@ static char *place_path(const struct place *p, struct search *s)
 	if (!p->in_root || s->root < 0)
 		return strdup(p->file);
 	fd = open_in_root(s->root, p->file + p->rel);
-	if (fd < 0 && errno == ENOSYS) {
-		close(s->root);
-		s->root = -1;
-		return strdup(p->file);
-	}
+	if (fd < 0 && errno == ENOSYS)
+		return place_path_resolved(p, s);
 	if (fd < 0)
 		return NULL;
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);

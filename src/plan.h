@@ -75,6 +75,10 @@ struct plan {
 	int direct;
 	int norandom;
 	int dynamic; /* calls uselib(): the stub must stand in for it */
+	/* call sites rewritten to call the stub (uselib_sites.c) */
+	uint32_t uselib_sites;     /* uselib, in the program's text */
+	uint32_t lib_uselib_sites; /* uselib, in embedded libraries */
+	uint32_t ldso_open_sites;  /* open, in an embedded ld.so */
 	size_t nlibs;
 	struct plan_lib libs[STUB_MAX_LIBS];
 	uint32_t lib_lo, lib_hi; /* span of the libraries' addresses */

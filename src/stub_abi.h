@@ -47,7 +47,7 @@
 
 #define STUB_MAGIC      0x53453241u /* "A2ES" */
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
-#define STUB_ABI_VERSION 3u
+#define STUB_ABI_VERSION 4u
 
 #define STUB_MAX_FILESZ 0x100000u /* far more than the stub will ever need */
 #define STUB_MAX_BSS    0x100000u
@@ -64,6 +64,9 @@ struct stub_header {
 	uint32_t plan_off;  /* offset of struct stub_plan (converter writes) */
 	uint32_t filesz;    /* bytes of the image */
 	uint32_t bss_size;  /* bytes of the stub's variables, at STUB_BSS */
+	/* what rewritten call sites call (syscall_sites.h): uselib, ld.so's open */
+	uint32_t uselib_thunk_off;
+	uint32_t open_thunk_off;
 };
 
 enum stub_map_kind {
@@ -112,6 +115,10 @@ struct stub_lib {
 #define STUB_F_NOEXEC 1u  /* heap pages emulated by the stub are not PROT_EXEC */
 #define STUB_F_DYNAMIC 2u /* trap uselib(): the program uses a.out libraries */
 #define STUB_F_NORANDOM 4u /* start over without address randomisation */
+/* the program's own uselib calls call the stub (syscall_sites.h): none to trap */
+#define STUB_F_USELIB_PATCHED 8u
+/* the embedded ld.so's open calls the stub: none to trap */
+#define STUB_F_LDSO_PATCHED 16u
 
 /*
  * personality(2) bits for STUB_F_NORANDOM: ADDR_NO_RANDOMIZE, and as the

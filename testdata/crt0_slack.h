@@ -24,6 +24,7 @@
 #define AOUT2ELF_CRT0_SLACK_H
 
 #include "oldcrt0.h"
+#include "uselib_call.h"
 
 #define CRT0_NAMES_BY_PATH 0 /* the libentries give bare names (olddyn.c) */
 
@@ -67,7 +68,7 @@ static long try_dir(const char *dir, size_t dir_len, int slash, const char *name
 	if (slash)
 		path[dir_len] = '/';
 	memcpy(path + dir_len + (size_t)slash, name, n + 1);
-	return crt0_uselib(path);
+	return uselib_call(path);
 }
 
 /* Loads name from the first folder that has it: 0 or minus the error. */

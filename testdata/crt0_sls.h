@@ -27,13 +27,32 @@ static int incompatible(uint32_t in_core, uint32_t linked)
 	       (in_core & LIBENTRY_MINOR_MASK) < (linked & LIBENTRY_MINOR_MASK);
 }
 
+/*
+ * uselib((*e)->name), 0 or minus the error, made as SLS's crt0 made it,
+ * byte for byte (oldlinux/gawk, cat, sed of the corpus):
+ * movl $86,%eax; movl (%esi),%edi; movl (%edi),%ebx; int $0x80.
+ */
+static long sls_uselib(struct libentry **e)
+{
+	long r;
+
+	__asm__ volatile("movl $86, %%eax\n\t"
+			 "movl (%%esi), %%edi\n\t"
+			 "movl (%%edi), %%ebx\n\t"
+			 "int $0x80"
+			 : "=&a"(r)
+			 : "S"(e)
+			 : "edi", "ebx", "memory");
+	return r;
+}
+
 static void load_shared_libraries(int argc, char **argv, char **envp)
 {
 	(void)envp;
 	if (argc <= 0)
 		crt0_list();
 	for (struct libentry **e = CRT0_FIRST_LIBENTRY; *e; e++) {
-		long r = crt0_uselib((*e)->name);
+		long r = sls_uselib(e);
 
 		if (r < 0)
 			crt0_fatal(argv[0], (*e)->name, -r);

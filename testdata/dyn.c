@@ -4,7 +4,7 @@
  * shared library it needs, as the DLL tools' crt0 and ld.so 1.x used them
  * (and as aout2elf's libs_scan finds them); its "crt0" (load_libraries
  * below) does what ld.so did for each: uselib("/usr/lib/NAME") (i386
- * system call 86) and compare the version word at the start of the jump
+ * system call 86, made as ld.so made it: uselib_call.h) and compare the version word at the start of the jump
  * table with the one it needs.  Then it calls libtiny.so.1 through the
  * jump table (tiny.h), checks what comes back, and prints
  *
@@ -39,12 +39,32 @@
  */
 #include "fixture.h"
 #include "tiny.h"
+#ifndef DYN_GENERIC_USELIB
+#include "uselib_call.h"
+#endif
 
 #ifndef DYN_VARIANT
 #define DYN_VARIANT 0
 #endif
 
 #define SYS_uselib 86
+
+/*
+ * uselib() as ld.so made it (uselib_call.h), which the conversion turns
+ * into a call of the stub; DYN_GENERIC_USELIB (dynbig) makes it through
+ * the generic sys1(), which only the stub's trap can answer.
+ */
+static long dyn_uselib(const char *path)
+{
+#ifdef DYN_GENERIC_USELIB
+	/* a number the compiler cannot see: no movl $86, %eax */
+	static volatile long nr = SYS_uselib;
+
+	return sys1(nr, (long)path);
+#else
+	return uselib_call(path);
+#endif
+}
 
 /* the libc 4 / ld.so 1.x record of one needed library */
 struct libentry {
@@ -135,7 +155,7 @@ static int load_libraries(const uint32_t *entry_sp)
 	if (!dir)
 		dir = "/usr/lib";
 	if (get_env(entry_sp, "DYN_USELIB_FAULT")) {
-		long r = sys1(SYS_uselib, 16);
+		long r = dyn_uselib((const char *)16);
 
 		if (r != -14) {
 			fx_puts(2, "dyn: uselib of an unreadable path: not EFAULT but ");
@@ -157,7 +177,7 @@ static int load_libraries(const uint32_t *entry_sp)
 		path[d] = '/';
 		memcpy(path + d + 1, e->name, n + 1);
 
-		long r = sys1(SYS_uselib, (long)path);
+		long r = dyn_uselib(path);
 		if (r != 0) {
 			fx_puts(2, "dyn: can't load library '");
 			fx_puts(2, path);

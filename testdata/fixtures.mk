@@ -20,7 +20,8 @@
 # (olddyn.c: slsdyn, slackdyn, slsexact, slslow, slsmissing, slackmissing)
 # are built for every kind (slsdyn, slackdyn) or for QMAGIC and ZMAGIC.
 # testdata/child32 and testdata/child64 are ordinary glibc programs (i386
-# and x86-64) for forkexec to run.
+# and the host's) for forkexec to run; child32 only where configure found
+# a 32-bit glibc.
 #
 # The a.out shared libraries for dyn (see testdata/tiny.h) are linked at
 # their fixed addresses with $(srcdir)/testdata/aout-lib.ld and written by
@@ -68,7 +69,7 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/statedump.c testdata/statedump-big.c \
 	testdata/child32.c \
 	testdata/dyn.c testdata/dynclash.c testdata/dynmissing.c testdata/dynbig.c \
-	testdata/tiny.h testdata/libtiny.c testdata/libtiny_jump.S \
+	testdata/tiny.h testdata/uselib_call.h testdata/libtiny.c testdata/libtiny_jump.S \
 	testdata/libentry.h testdata/oldcrt0.h testdata/crt0_sls.h \
 	testdata/crt0_slack.h testdata/olddyn.c $(OLD_PROGS:%=testdata/%.c) \
 	testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
@@ -94,7 +95,8 @@ FIXTURE_LIB_ELFS = testdata/libtiny.so.1.elf testdata/libclash.so.1.elf \
 	testdata/libtwo.so.1.elf
 FIXTURE_LIBS = $(FIXTURE_LIB_ELFS:.elf=) testdata/zmagic/libtiny.so.1 \
 	testdata/zmagic/liblow.so.1
-FIXTURE_CHILDREN = testdata/child32 testdata/child64
+# child32 only where configure found a 32-bit glibc (HAVE_M32_LIBC)
+FIXTURE_CHILDREN = testdata/child64 $(if $(filter yes,$(HAVE_M32_LIBC)),testdata/child32)
 FIXTURES = $(FIXTURE_ELFS) $(FIXTURE_AOUTS) $(FIXTURE_LIB_ELFS) \
 	$(FIXTURE_LIBS) $(FIXTURE_CHILDREN)
 
@@ -105,7 +107,7 @@ EXTRA_DIST += $(FIXTURE_SRCS) testdata/fixtures.mk tests/e2e-static.sh \
 
 testdata/child32: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) -m32 -O2 -Wall -Wextra -o $@ $(srcdir)/testdata/child32.c
+	$(STUB_CC) -m32 -O2 -Wall -Wextra -o $@ $(srcdir)/testdata/child32.c
 
 testdata/child64: $(srcdir)/testdata/child32.c
 	$(AM_V_CCLD)$(MKDIR_P) testdata && \
@@ -114,7 +116,7 @@ testdata/child64: $(srcdir)/testdata/child32.c
 # ---- the programs: testdata/NAME.M.elf, then .aout ----
 
 FIXTURE_CCLD = $(AM_V_CCLD)$(MKDIR_P) testdata && \
-	$(CC) $(FIXTURE_CFLAGS) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) \
 		-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) \
 		$(FIXTURE_LINKFLAGS) \
 		-Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld -o $@ \
@@ -130,13 +132,14 @@ testdata/%.qmagic.elf: $(srcdir)/testdata/%.c $(FIXTURE_DEPS) $(srcdir)/testdata
 	$(FIXTURE_CCLD)
 
 # what dyn and its variants include besides fixture.h
-$(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h
+$(filter testdata/dyn%,$(FIXTURE_ELFS)): $(srcdir)/testdata/dyn.c $(srcdir)/testdata/tiny.h \
+	$(srcdir)/testdata/uselib_call.h
 $(filter testdata/statedump-big%,$(FIXTURE_ELFS)): $(srcdir)/testdata/statedump.c
 # and what olddyn.c's programs include
 $(filter $(OLD_PROGS:%=testdata/%.%),$(FIXTURE_ELFS)): $(srcdir)/testdata/olddyn.c \
 	$(srcdir)/testdata/oldcrt0.h $(srcdir)/testdata/crt0_sls.h \
 	$(srcdir)/testdata/crt0_slack.h $(srcdir)/testdata/libentry.h \
-	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
+	$(srcdir)/testdata/uselib_call.h $(srcdir)/testdata/tiny.h $(srcdir)/testdata/two.h
 
 testdata/%.aout: testdata/%.elf $(FIXTURE_MKAOUT)
 	$(AM_V_GEN)./$(FIXTURE_MKAOUT) -m $(call fixture_kind,$<) -s $< $@
@@ -167,7 +170,7 @@ LAYOUT_SYMBOL_brk = _end
 LAYOUT_PAD_text = FIXTURE_TEXT_PAD
 LAYOUT_PAD_data = FIXTURE_DATA_PAD
 LAYOUT_PAD_brk = FIXTURE_BSS_PAD
-FIXTURE_LAYOUT_LINK = $(CC) $(FIXTURE_CFLAGS) \
+FIXTURE_LAYOUT_LINK = $(STUB_CC) $(FIXTURE_CFLAGS) \
 	-DFIXTURE_MAGIC=$(FIXTURE_MAGIC_$(call fixture_kind,$@)) $(FIXTURE_LINKFLAGS)
 FIXTURE_LAYOUT_INPUTS = -Wl,-T,$(srcdir)/testdata/aout-$(call fixture_kind,$@).ld \
 	$(srcdir)/testdata/fixture_start.S $(srcdir)/testdata/startup.c
@@ -191,7 +194,7 @@ FIXTURE_LIB_DEPS = $(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.
 	$(srcdir)/testdata/tiny.h $(srcdir)/testdata/aout-lib.ld
 # $(call FIXTURE_LIB_CCLD,LIB_BASE,VERSION): names from tiny.h
 FIXTURE_LIB_CCLD = $(AM_V_CCLD)$(MKDIR_P) $(@D) && \
-	$(CC) $(FIXTURE_CFLAGS) -DTINY_LIB_BASE=$(1) -DTINY_VERSION=$(2) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) -DTINY_LIB_BASE=$(1) -DTINY_VERSION=$(2) \
 		$(FIXTURE_LINKFLAGS) -Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
 		$(srcdir)/testdata/libtiny_jump.S $(srcdir)/testdata/libtiny.c
 
@@ -212,7 +215,7 @@ testdata/libtwo.so.1.elf: $(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/li
 		$(srcdir)/testdata/two.h $(srcdir)/testdata/tiny.h \
 		$(srcdir)/testdata/libentry.h $(srcdir)/testdata/aout-lib.ld
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && \
-	$(CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
+	$(STUB_CC) $(FIXTURE_CFLAGS) $(FIXTURE_LINKFLAGS) \
 		-Wl,-T,$(srcdir)/testdata/aout-lib.ld -o $@ \
 		$(srcdir)/testdata/libtwo_jump.S $(srcdir)/testdata/libtwo.c
 

@@ -12,7 +12,7 @@
  * crt0_set_dummy as element [0]).
  *
  * For each libentry crt0 calls uselib() itself (i386 system call 86, no
- * libc wrapper), then reads the library's version word at the libentry's
+ * libc wrapper, with the instructions of the real crt0s), then reads the library's version word at the libentry's
  * jump table.  What it cannot load, or will not take, ends the program
  * with its own words on stderr,
  *
@@ -34,8 +34,6 @@
 #include "fixture.h"
 #include "libentry.h"
 
-#define SYS_uselib 86
-
 /* what uselib() failed with, as crt0 tells them apart */
 #define CRT0_ENOENT 2
 #define CRT0_ENOEXEC 8
@@ -53,12 +51,6 @@ static __attribute__((section(".data"))) uint32_t crt0_set_dummy[4];
 
 int main(int argc, char **argv, char **envp);
 static void load_shared_libraries(int argc, char **argv, char **envp);
-
-/* 0, or minus the error, as the kernel answers */
-static long crt0_uselib(const char *path)
-{
-	return sys1(SYS_uselib, (long)path);
-}
 
 /* Writes each string up to a NULL to fd, one write each. */
 static void crt0_print(int fd, ...)

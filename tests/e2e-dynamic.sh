@@ -357,6 +357,41 @@ else
 		DYN_LIBDIR=/nonexistent/dir
 fi
 
+# ---- uselib with no trap: dyn's own call rewritten into a call of the stub ----
+# dyn makes uselib with ld.so's instructions (testdata/uselib_call.h);
+# dynbig through a generic helper, which only the stub's trap answers
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	for p in dyn-emb:0 dynbig:1; do
+		prog=${p%%:*} want=${p#*:}
+		desc="$prog: uselib reaches the kernel (and its trap) $want times (strace)"
+		if can_run "$desc" qmagic "$B/$prog"; then
+			run strace -f -qq -e trace=uselib -o "$W/$prog.strace" \
+				env -u AOUT_LIBRARY_PATH "$B/$prog"
+			check "$desc" sh -c "test $st = 0 && test \$(grep -c 'uselib(' '$W/$prog.strace') = $want"
+		fi
+	done
+else
+	skip "dyn-emb and dynbig under strace (no usable strace)"
+fi
+desc="a sandbox that refuses uselib (EPERM): dyn runs, its uselib never made"
+if [ ! -x ./tests/helpers/deny ]; then
+	skip "$desc (tests/helpers/deny not built)"
+else
+	runs "$desc" qmagic "$B/dyn-emb" 0 "$HELLO" ./tests/helpers/deny 86 \
+		"$(command -v env)" -u AOUT_LIBRARY_PATH
+fi
+desc="under qemu-i386: dyn maps its library with no kernel feature"
+if ! command -v qemu-i386 >/dev/null 2>&1; then
+	skip "$desc (no qemu-i386: Debian package qemu-user)"
+elif can_run "$desc" qmagic "$B/dyn-emb"; then
+	run env -u AOUT_LIBRARY_PATH qemu-i386 "$B/dyn-emb"
+	if [ "$st" = 127 ] && grep -q 'installing the seccomp filter' "$ERR"; then
+		skip "$desc (the stub needs a filter for brk here, which qemu-user lacks)"
+	else
+		expect "$desc" 0 "$HELLO"
+	fi
+fi
+
 # ---- --no-embed-libs: found when the program runs ----
 convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \
 	"$B/dyn-rt" --no-embed-libs -L "$W/rt" "$TD/dyn.qmagic.aout"

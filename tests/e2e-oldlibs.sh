@@ -433,4 +433,29 @@ mv "$R" "$W/root.moved"
 runs_as "--sysroot: slsdyn runs, the root gone" qmagic "$B/slsdyn-root" 0 "$SLS_OUT" ""
 runs_as "--sysroot: slackdyn runs, the root gone" qmagic "$B/slackdyn-root" 0 "$SLACK_OUT" ""
 
+# ---- the crt0's uselib rewritten into a call of the stub (syscall_sites.h) ----
+# rewritten PROGRAM LOAD: objdump shows LOAD, two NOPs and a call into the stub
+rewritten() {
+	objdump -d "$1" | awk -F '\t' -v load="$2" '
+		{ insn[NR] = $3 }
+		END {
+			for (i = 1; i + 3 <= NR; i++)
+				if (insn[i] == load && insn[i + 1] ~ /^nop/ &&
+				    insn[i + 2] ~ /^nop/ && insn[i + 3] ~ /^call +8000[0-9a-f]+ /)
+					exit 0
+			exit 1
+		}'
+}
+if command -v objdump >/dev/null 2>&1; then
+	check "slsdyn: SLS's crt0 uselib calls the stub, its loads kept (objdump)" \
+		rewritten "$B/slsdyn-root" 'mov    (%edi),%ebx'
+	check "slackdyn: Slackware's crt0 uselib calls the stub, its load kept (objdump)" \
+		rewritten "$B/slackdyn-root" 'mov    0x8(%esp),%ebx'
+else
+	skip "the rewritten uselib sites (no objdump)"
+fi
+run "$AOUT2ELF" --info -L "$TD" "$TD/slsdyn.qmagic.aout"
+check "--info counts the rewritten uselib sites" \
+	grep -q '^  Calls the stub:   1 uselib() in the program, 0 in embedded libraries' "$OUT"
+
 finish

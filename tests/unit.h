@@ -32,9 +32,11 @@ int unit_elfwrite_register(void);
 int unit_output_register(void);
 int unit_libs_register(void);
 int unit_libs_search_register(void);
+int unit_inroot_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
 int unit_shared_libs_register(void);
+int unit_syscall_sites_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have

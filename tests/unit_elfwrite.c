@@ -79,7 +79,8 @@ static uint32_t pflags_of(uint32_t prot)
 /* A stub image of size bytes with a header saying so (and a given bss_size). */
 static uint8_t *fake_stub(size_t size, uint32_t bss_size)
 {
-	uint8_t *s = calloc(1, size < 24 ? 24 : size);
+	const size_t head = sizeof(struct stub_header);
+	uint8_t *s = calloc(1, size < head ? head : size);
 
 	if (!s)
 		abort();
@@ -89,7 +90,9 @@ static uint8_t *fake_stub(size_t size, uint32_t bss_size)
 	wr32(s + 12, 0);
 	wr32(s + 16, (uint32_t)size);
 	wr32(s + 20, bss_size);
-	for (size_t i = 24; i < size; i++)
+	wr32(s + 24, 0x18); /* the thunks: anywhere in the image */
+	wr32(s + 28, 0x18);
+	for (size_t i = head; i < size; i++)
 		s[i] = (uint8_t)(i | 1);
 	return s;
 }

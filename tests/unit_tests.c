@@ -77,8 +77,9 @@ int main(void)
 	if (unit_aout_register() || unit_plan_register() ||
 	    unit_elfwrite_register() || unit_output_register() ||
 	    unit_libs_register() || unit_libs_search_register() ||
+	    unit_inroot_register() ||
 	    unit_batch_register() || unit_shared_libs_register() ||
-	    unit_oom_register()) {
+	    unit_syscall_sites_register() || unit_oom_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}

@@ -85,6 +85,9 @@ extern int lib_debug; /* AOUT_LIBRARY_DEBUG=1: say where each uselib looked */
 extern const char *exec_fn; /* AT_EXECFN: where $ORIGIN is without /proc */
 
 long do_uselib(const char *path);
+/* site_thunks.S: what rewritten call sites call, for the two above */
+void stub_uselib_thunk(void);
+void stub_open_thunk(void);
 long do_open_from_ldso(const char *path, long flags, long mode);
 
 /* ---- trap.c: the seccomp filter and syscall user dispatch ---- */

@@ -183,7 +183,9 @@ static unsigned trap_rules(struct trap_rule *rules)
 {
 	unsigned nrules = 0;
 
-	if (the_plan()->flags & STUB_F_DYNAMIC)
+	/* where the program's uselib calls the stub, nothing traps it */
+	if ((the_plan()->flags & (STUB_F_DYNAMIC | STUB_F_USELIB_PATCHED)) ==
+	    STUB_F_DYNAMIC)
 		rules[nrules++] = (struct trap_rule){ NR_uselib, 0, IMAGE_LIMIT,
 						      0, 0xffffffffu };
 	if (emulating_brk)
@@ -255,7 +257,9 @@ void trap_exec_from_now(void)
 static long start_filter(void)
 {
 	struct trap_rule rules[MAX_RULES];
-	long r = install_traps(rules, trap_rules(rules));
+	unsigned n = trap_rules(rules);
+	/* none: no filter at all, as cheap as a start can be */
+	long r = n ? install_traps(rules, n) : 0;
 
 	/* started with SIGSYS ignored: exec hands that on too */
 	if (r == 0)

@@ -5,12 +5,15 @@
  * opening it), is moved from its staging (place_embedded) or mapped
  * afresh (refresh_embedded); any other is looked for on disk
  * (search_dirs: open_library, may_use_library) and mapped from its file
- * (load_library_file).  Failures are the kernel's errors, for the
- * program's crt0 or ld.so to report; AOUT_LIBRARY_DEBUG=1 has each
- * uselib say where it looked (say).  Once ld.so is mapped, its open of
- * /etc/ld.so.cache and /etc/ld.so.conf is trapped too (do_open_from_ldso).
+ * (load_library_file), its call sites rewritten (patch_sites).  Called
+ * from the SIGSYS handler, or by the a.out code (site_thunks.S).
+ * Failures are the kernel's errors, for the program's crt0 or ld.so to
+ * report; AOUT_LIBRARY_DEBUG=1 has each uselib say where it looked
+ * (say).  Once ld.so is mapped, its open of /etc/ld.so.cache and
+ * /etc/ld.so.conf is trapped too, or called (do_open_from_ldso).
  */
 #include "../aout_format.h"
+#include "../syscall_sites.h"
 #include "stub.h"
 
 #define O_LIBRARY (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -67,7 +70,28 @@ static long map_lib_bss(uint32_t start, uint32_t len, uint32_t bss_len)
 	return bss_len ? map_anon(start + len, bss_len) : 0;
 }
 
-static long load_library_file(int fd, struct stub_lib *out)
+/*
+ * A library mapped from its file calls the stub where it made the calls
+ * the stub answers (syscall_sites.h): uselib, and ld.so's open.  Its
+ * text lies at start, QMAGIC's behind the header.
+ */
+static int ldso_open_patched;
+
+static void patch_sites(const char *name, uint32_t magic, uint32_t start,
+			uint32_t text)
+{
+	uint32_t skip = magic == AOUT_QMAGIC ? AOUT_HEADER_SIZE : 0;
+	uint8_t *code = (uint8_t *)(start + skip);
+	uint32_t len = text > skip ? text - skip : 0;
+
+	syscall_sites_patch(code, len, start + skip, NR_uselib,
+			    (uint32_t)stub_uselib_thunk);
+	if (str_eq(name, "ld.so"))
+		ldso_open_patched = syscall_sites_patch(code, len, start + skip, NR_open,
+							(uint32_t)stub_open_thunk) > 0;
+}
+
+static long load_library_file(int fd, const char *name, struct stub_lib *out)
 {
 	uint8_t hb[AOUT_HEADER_SIZE];
 	long n = stub_syscall(NR_read, fd, (long)hb, AOUT_HEADER_SIZE, 0, 0, 0);
@@ -116,6 +140,7 @@ static long load_library_file(int fd, struct stub_lib *out)
 		if (r)
 			return r;
 	}
+	patch_sites(name, magic, start, h.text);
 	out->start = start;
 	out->len = len;
 	return 0;
@@ -179,9 +204,9 @@ static long may_use_library(long fd)
 }
 
 /* 0 loaded from fd, <0 error; closes fd. */
-static long load_from(long fd, struct stub_lib *l)
+static long load_from(long fd, const char *name, struct stub_lib *l)
 {
-	long r = load_library_file((int)fd, l);
+	long r = load_library_file((int)fd, name, l);
 
 	stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
 	return r;
@@ -257,7 +282,7 @@ static long search_dirs(const char *list, const char *name, struct stub_lib *l,
 			long fd = open_library(path);
 
 			if (fd >= 0 && may_use_library(fd) == 0)
-				return load_from(fd, l);
+				return load_from(fd, name, l);
 			if (fd >= 0) /* not one uselib() would take: look on */
 				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
 			else if (open_ends_search(fd))
@@ -453,7 +478,7 @@ long do_uselib(const char *path)
 
 			/* the kernel's answer for the path given, EACCES too */
 			if (fd >= 0 && (r = may_use_library(fd)) == 0)
-				r = load_from(fd, l);
+				r = load_from(fd, name, l);
 			else if (fd >= 0)
 				stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
 			else if (open_ends_search(fd))
@@ -471,7 +496,10 @@ long do_uselib(const char *path)
 	}
 	if (r < 0)
 		return said(r);
-	if (!l->mapped && str_eq(name, "ld.so"))
+	/* unless its open calls the stub, embedded or mapped here */
+	if (!l->mapped && str_eq(name, "ld.so") &&
+	    !(l->stage ? (the_plan()->flags & STUB_F_LDSO_PATCHED) != 0 :
+			 ldso_open_patched))
 		install_ldso_traps(l);
 	l->mapped = 1;
 	return said(0);
