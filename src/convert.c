@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* <linux/memfd.h> of Linux 6.3 */
+#endif
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -449,8 +453,19 @@ _Static_assert((STUB_PER_NORANDOM_MARK &
 enum conv_exec_failure conv_exec(char *const argv[], const struct conv_options *o,
 				 struct diag *d)
 {
-	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+	/*
+	 * MFD_EXEC (Linux 6.3): under vm.memfd_noexec=1 a memfd made without it
+	 * cannot be executed; older kernels refuse the flag (EINVAL).
+	 */
+	int fd = memfd_create("aout2elf-exec", MFD_CLOEXEC | MFD_EXEC);
 
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("aout2elf-exec", MFD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		diag_set(d, "--exec needs an executable memfd, which vm.memfd_noexec=2 "
+			    "forbids: convert to a file instead (aout2elf PROG PROG.elf)");
+		return CONV_EXEC_NO_MEMFD;
+	}
 	if (fd < 0) {
 		diag_set(d, "memfd_create: %s", strerror(errno));
 		return CONV_EXEC_NO_MEMFD;

@@ -188,6 +188,7 @@ struct symbols {
 
 struct sections {
 	unsigned text, data, bss;
+	uint32_t text_end, data_end, bss_end;
 };
 
 static int elf_symbol(const struct aout_symbol *s, const struct sections *sec,
@@ -269,6 +270,65 @@ static int names_share(const struct aout *a)
 	return shared;
 }
 
+static uint32_t section_end(const struct sections *sec, unsigned shndx)
+{
+	return shndx == sec->text ? sec->text_end :
+	       shndx == sec->data ? sec->data_end : sec->bss_end;
+}
+
+static const Elf32_Sym *sorted_syms;
+
+static int by_section_and_value(const void *a, const void *b)
+{
+	const Elf32_Sym *x = &sorted_syms[*(const uint32_t *)a];
+	const Elf32_Sym *y = &sorted_syms[*(const uint32_t *)b];
+
+	if (x->st_shndx != y->st_shndx)
+		return (x->st_shndx > y->st_shndx) - (x->st_shndx < y->st_shndx);
+	return (x->st_value > y->st_value) - (x->st_value < y->st_value);
+}
+
+/*
+ * a.out symbols have no size.  valgrind takes no symbol without one (its
+ * reports would name no function), and gdb and objdump read it as the
+ * function's extent: each function or object reaches to the next higher
+ * symbol of its section, or to the section's end.  0 if out of memory.
+ */
+static int size_symbols(struct symbols *y, const struct sections *sec)
+{
+	uint32_t *order = malloc(y->nsym * sizeof *order), n = 0;
+
+	if (!order)
+		return 0;
+	for (uint32_t i = 1; i < y->nsym; i++)
+		if (y->sym[i].st_shndx != SHN_ABS && y->sym[i].st_shndx != SHN_UNDEF &&
+		    y->sym[i].st_shndx != 0)
+			order[n++] = i;
+	sorted_syms = y->sym;
+	qsort(order, n, sizeof *order, by_section_and_value);
+	for (uint32_t k = 0; k < n; k++) {
+		Elf32_Sym *s = &y->sym[order[k]];
+		uint32_t end = section_end(sec, s->st_shndx);
+		unsigned type = ELF32_ST_TYPE(s->st_info);
+
+		for (uint32_t j = k + 1; j < n; j++) {
+			const Elf32_Sym *next = &y->sym[order[j]];
+
+			if (next->st_shndx != s->st_shndx)
+				break;
+			if (next->st_value > s->st_value) {
+				if (next->st_value < end)
+					end = next->st_value;
+				break;
+			}
+		}
+		if ((type == STT_FUNC || type == STT_OBJECT) && end > s->st_value)
+			s->st_size = end - s->st_value;
+	}
+	free(order);
+	return 1;
+}
+
 static int build_symbols(const struct aout *a, const struct sections *sec,
 			 struct symbols *y, struct diag *d)
 {
@@ -331,6 +391,10 @@ static int build_symbols(const struct aout *a, const struct sections *sec,
 		}
 		if (pass == 0)
 			y->nlocal = y->nsym;
+	}
+	if (!size_symbols(y, sec)) {
+		free_symbols(y);
+		return diag_set(d, "out of memory for the symbol table");
 	}
 	/*
 	 * The ELF .stab header entry: n_desc = count, n_value = string bytes.
@@ -481,6 +545,9 @@ static int add_aout_sections(struct writer *w, const struct aout *a,
 				p->text_size, ELF_T_BYTE, 1, 0);
 	if (!sec->text)
 		return -1;
+	sec->text_end = p->text_addr + p->text_size;
+	sec->data_end = p->data_addr + p->data_size;
+	sec->bss_end = p->bss_addr + p->bss_size;
 	if (p->nregions == 2)
 		data_off = l->region[1].page_off + p->regions[1].vaddr % STUB_PAGE;
 	else
@@ -606,9 +673,19 @@ static void fill_program_headers(Elf32_Phdr *ph, const struct plan *p,
 		ph[n].p_align = STUB_PAGE;
 		n++;
 	}
-	/* the stub's variables: zero pages, nothing from the file */
+	/*
+	 * the stub's variables: zero pages, nothing from the file.  Under
+	 * --direct its offset is that of a writable page the file maps:
+	 * valgrind reads no symbol of a file whose PT_LOAD lies where nothing
+	 * of it is mapped.  Staged, the a.out sections are not where the
+	 * segments put them at exec, which valgrind would call a serious
+	 * error: there it finds none and says nothing.
+	 */
 	ph[n].p_type = PT_LOAD;
 	ph[n].p_offset = 0;
+	for (size_t i = 0; i < n && p->direct; i++)
+		if ((ph[i].p_flags & PF_W) && ph[i].p_filesz)
+			ph[n].p_offset = ph[i].p_offset & ~(STUB_PAGE - 1);
 	ph[n].p_vaddr = ph[n].p_paddr = STUB_BSS;
 	ph[n].p_filesz = 0;
 	ph[n].p_memsz = l->stub_bss_size;

@@ -401,6 +401,20 @@ check "--exec gives the program an a.out start-up" sh -c "grep -q '^startup: ok'
 run_capture "$W/e5" "$AOUT2ELF" --no-randomize --exec "$TESTDATA/startup.qmagic.aout" layout
 run_capture "$W/e5p" "$AOUT2ELF" --exec "$TESTDATA/startup.qmagic.aout" layout
 check "--exec --no-randomize: stack top 0xffffe000, personality as without the option" sh -c "test \$(cat '$W/e5.rc') = 0 && test \"\$(sed -n 1p '$W/e5.out')\" = 'stack top: 0xffffe000' && grep '^personality: ' '$W/e5p.out' >'$W/e5p.per' && grep -qxFf '$W/e5p.per' '$W/e5.out'"
+# vm.memfd_noexec belongs to the PID namespace (Linux 6.3): set in a new
+# one, it changes nothing outside
+memfd_ns() {
+	unshare -p -f --mount-proc sh -c "echo $1 >/proc/sys/vm/memfd_noexec && exec '$AOUT2ELF' --exec '$TESTDATA/hello.qmagic.aout'"
+}
+if ! is_root || ! [ -f /proc/sys/vm/memfd_noexec ] || ! command -v unshare >/dev/null ||
+	! unshare -p -f --mount-proc true 2>/dev/null; then
+	skip "--exec under vm.memfd_noexec: needs root, unshare and Linux 6.3"
+else
+	run_capture "$W/mfd1" memfd_ns 1
+	check "--exec runs under vm.memfd_noexec=1 (its memfd is made MFD_EXEC)" test "$(cat "$W/mfd1.out")" = "hello from a.out"
+	run_capture "$W/mfd2" memfd_ns 2
+	check "--exec under vm.memfd_noexec=2: exit 1, one line saying why and what to do" sh -c "test \$(cat '$W/mfd2.rc') = 1 && test \$(wc -l < '$W/mfd2.err') = 1 && grep -q 'vm.memfd_noexec=2 forbids' '$W/mfd2.err' && grep -q 'aout2elf PROG PROG.elf' '$W/mfd2.err'"
+fi
 
 # --- binfmt_misc: the README's lines, run as they are written there ---
 # Registering changes the whole system, so only in the VM of

@@ -58,10 +58,10 @@ static int set_hybrid_brk(const struct start *s, struct prctl_mm_map *m,
 	uint32_t top = PAGE_UP(the_plan()->brk);
 
 	if (top < PRCTL_MIN && !hole_premapped &&
-	    (uint32_t)start_call(s, NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
-				 (long)heap_prot(),
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-				 -1, 0) != top)
+	    placed(start_call(s, NR_mmap2, (long)top, (long)(PRCTL_MIN - top),
+			      (long)heap_prot(),
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0),
+		   top, PRCTL_MIN - top) < 0)
 		return -1;
 	m->start_brk = m->brk = PRCTL_MIN;
 	if (set_mm(s, m, size) == 0) {
@@ -183,6 +183,18 @@ uint32_t brk_hybrid(uint32_t want)
 	return want;
 }
 
+/*
+ * Nothing can trap brk (qemu-user, a sandbox): the kernel's brk stays
+ * where set_brk left it, 64 KiB for a hybrid brk, after the stub where
+ * the kernel refused every PR_SET_MM_MAP.  The program asks for its brk
+ * first (sbrk(0)) and grows it from there, so it runs all the same.
+ */
+void brk_untrapped(void)
+{
+	emulating_brk = 0;
+	hybrid_brk = 0;
+}
+
 /* The kernel's sys_brk, applied to anonymous pages we own. */
 uint32_t brk_emulate(uint32_t want)
 {
@@ -199,7 +211,7 @@ uint32_t brk_emulate(uint32_t want)
 				      MAP_PRIVATE | MAP_ANONYMOUS |
 					      MAP_FIXED_NOREPLACE,
 				      -1, 0);
-		if ((uint32_t)r != old_top)
+		if (placed(r, old_top, new_top - old_top) < 0)
 			return emu_brk;
 	} else if (new_top < old_top) {
 		stub_syscall(NR_munmap, (long)new_top, (long)(old_top - new_top),

@@ -70,10 +70,64 @@ static int hole_follows(const struct stub_map *m)
 	return end == PAGE_UP(the_plan()->brk) && end < PRCTL_MIN;
 }
 
+/* 1 if no page of [addr, addr+len) is mapped. */
+static int unmapped(const struct start *s, uint32_t addr, uint32_t len)
+{
+	unsigned char in_core;
+
+	for (uint32_t a = addr; a - addr < len; a += STUB_PAGE)
+		if (start_call(s, NR_mincore, (long)a, STUB_PAGE, (long)&in_core, 0, 0,
+			       0) != -ENOMEM)
+			return 0;
+	return 1;
+}
+
+/*
+ * Zero pages at dst, never over a mapping.  Where MAP_FIXED_NOREPLACE is
+ * taken as a hint (valgrind; kernels before 4.17 and qemu-user put the
+ * pages elsewhere only when the range is taken), the range is looked at
+ * page by page and then mapped with MAP_FIXED.
+ */
+static long map_anon_at(const struct start *s, uint32_t dst, uint32_t len,
+			uint32_t prot)
+{
+	long r = start_call(s, NR_mmap2, (long)dst, (long)len, (long)prot,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	long got = placed(r, dst, len);
+
+	if (got != -EEXIST || r == -EEXIST || !unmapped(s, dst, len))
+		return got;
+	return placed(start_call(s, NR_mmap2, (long)dst, (long)len, (long)prot,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+		      dst, len);
+}
+
 static long map_zero(const struct start *s, const struct stub_map *m, uint32_t len)
 {
-	return start_call(s, NR_mmap2, (long)m->dst, (long)len, (long)m->prot,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return map_anon_at(s, m->dst, len, m->prot);
+}
+
+/*
+ * Where no mremap to dst is taken (valgrind takes none to page 0), the
+ * pages are copied into fresh ones; the low-address and memory errors
+ * would only come back.
+ */
+static long copy_pages(const struct start *s, const struct stub_map *m, long moved)
+{
+	if ((uint32_t)moved == m->dst || moved == -EPERM || moved == -EACCES ||
+	    moved == -ENOMEM)
+		return moved;
+	long r = map_anon_at(s, m->dst, m->len, STUB_PROT_R | STUB_PROT_W);
+
+	if (r < 0)
+		return moved;
+	/* address 0 is a real address here (ZMAGIC, OMAGIC, NMAGIC) */
+	// cppcheck-suppress nullPointer
+	memcpy((void *)m->dst, (const void *)m->src, m->len);
+	start_call(s, NR_mprotect, (long)m->dst, (long)m->len, (long)m->prot, 0, 0, 0);
+	start_call(s, NR_munmap, (long)m->src, (long)m->len, 0, 0, 0, 0);
+	return r;
 }
 
 static long map_zero_pages(const struct start *s, const struct stub_map *m,
@@ -168,7 +222,7 @@ int map_image(const struct start *s)
 			continue;
 		}
 		if (m->kind == STUB_MAP_MOVE) {
-			r = move_pages(s, m->src, m->len, m->dst);
+			r = copy_pages(s, m, move_pages(s, m->src, m->len, m->dst));
 		} else {
 			r = map_zero_pages(s, m, &hole_premapped);
 			/* what the data size limit refuses may fit without the
@@ -183,7 +237,7 @@ int map_image(const struct start *s)
 			die_low_address(plan->min_addr);
 		if (r == -ENOMEM)
 			die_no_memory();
-		die("mapping the a.out image", m->dst, r);
+		die_at("mapping the a.out image", m->dst, r);
 	}
 	return hole_premapped;
 }

@@ -96,16 +96,68 @@ __attribute__((noreturn)) void die_line(struct line *l)
 		stub_syscall(NR_exit_group, 127, 0, 0, 0, 0, 0);
 }
 
-__attribute__((noreturn)) void die(const char *what, uint32_t addr, long err)
+/*
+ * What an error number means where the stub meets it: most often a host
+ * that lacks a feature (qemu-user, an old kernel) or a sandbox's filter.
+ */
+static const struct {
+	uint8_t err;
+	const char *text;
+} errors[] = {
+	{ EPERM, "EPERM, refused (a sandbox's filter, or no privilege)" },
+	{ ENOENT, "ENOENT, no such file" },
+	{ ENOMEM, "ENOMEM, no memory" },
+	{ EACCES, "EACCES, permission denied" },
+	{ EFAULT, "EFAULT, bad address" },
+	{ EEXIST, "EEXIST, the address is taken" },
+	{ EINVAL, "EINVAL, not supported here" },
+	{ ENOSYS, "ENOSYS, not implemented by this kernel or emulator" },
+};
+
+void put_error(struct line *l, long err)
+{
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		if (errors[i].err == -err) {
+			put_str(l, errors[i].text);
+			return;
+		}
+	put_str(l, "error ");
+	put_dec(l, (uint32_t)-err);
+}
+
+static __attribute__((noreturn)) void die_what(const char *what, int at,
+						 uint32_t addr, long err)
 {
 	struct line l = { .len = 0 };
 	put_str(&l, PROG_NAME);
 	put_str(&l, ": ");
 	put_str(&l, what);
-	put_str(&l, " at ");
-	put_hex(&l, addr);
-	put_str(&l, " failed (error ");
-	put_dec(&l, (uint32_t)-err);
-	put_str(&l, ")");
+	if (at) {
+		put_str(&l, " at ");
+		put_hex(&l, addr);
+	}
+	put_str(&l, " failed: ");
+	put_error(&l, err);
 	die_line(&l);
+}
+
+__attribute__((noreturn)) void die(const char *what, long err)
+{
+	die_what(what, 0, 0, err);
+}
+
+__attribute__((noreturn)) void die_at(const char *what, uint32_t addr, long err)
+{
+	die_what(what, 1, addr, err);
+}
+
+long placed(long r, uint32_t want, uint32_t len)
+{
+	if (r < 0 && r > -4096)
+		return r;
+	if ((uint32_t)r != want) {
+		stub_syscall_via(0, NR_munmap, r, (long)len, 0, 0, 0, 0);
+		return -EEXIST;
+	}
+	return r;
 }

@@ -58,7 +58,18 @@ __attribute__((noreturn)) void die_line(struct line *l);
 extern const char *prog_name; /* set by commit(), before any message */
 #define PROG_NAME (prog_name ? prog_name : "a.out program")
 
-/* "PROG: WHAT at ADDR failed (error ERRNO)", then die_line. */
-__attribute__((noreturn)) void die(const char *what, uint32_t addr, long err);
+/* The error's name and what it most likely means here. */
+void put_error(struct line *l, long err);
+/* "PROG: WHAT failed: ENAME, meaning", then die_line; die_at names ADDR too. */
+__attribute__((noreturn)) void die(const char *what, long err);
+__attribute__((noreturn)) void die_at(const char *what, uint32_t addr, long err);
+
+/*
+ * An mmap's result r for a fixed address want (len bytes): want, or
+ * -errno.  Where MAP_FIXED_NOREPLACE is taken as a hint (kernels before
+ * 4.17, qemu-user), the pages may land elsewhere: they are given back,
+ * and the address was taken (-EEXIST).
+ */
+long placed(long r, uint32_t want, uint32_t len);
 
 #endif

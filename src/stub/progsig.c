@@ -19,6 +19,7 @@
 
 struct k_sigaction prog_sigsys;
 uint32_t prog_blocks_sigsys;
+static uint32_t exec_blocked_sigsys;       /* SIGSYS_BIT if it came blocked */
 static int sigsys_waiting;                 /* sent while the program had it blocked */
 static int32_t waiting_info[SIGINFO_WORDS]; /* the siginfo it came with */
 static int release_waiting;                /* unblocked: deliver it on the way back */
@@ -37,9 +38,21 @@ void unblock_sigsys(void)
 			      0, 0);
 
 	if (r < 0)
-		die("unblocking SIGSYS", 0, r);
+		die("unblocking SIGSYS", r);
+	exec_blocked_sigsys = was[0] & SIGSYS_BIT;
 	if (emulating_brk) /* the mask calls are the stub's: they report it */
-		prog_blocks_sigsys = was[0] & SIGSYS_BIT;
+		prog_blocks_sigsys = exec_blocked_sigsys;
+}
+
+/* Where nothing could be trapped after all: SIGSYS as exec left it. */
+void restore_sigsys(void)
+{
+	uint32_t set[2] = { SIGSYS_BIT, 0 };
+
+	stub_syscall(NR_rt_sigaction, SIGSYS, (long)&prog_sigsys, 0, 8, 0, 0);
+	if (exec_blocked_sigsys)
+		stub_syscall(NR_rt_sigprocmask, SIG_BLOCK, (long)set, 0, 8, 0, 0);
+	prog_blocks_sigsys = 0;
 }
 
 /* ---- SIGSYS's own handler, as the program sets it ---- */

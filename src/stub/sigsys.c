@@ -160,5 +160,5 @@ void install_sigsys_handler(struct k_sigaction *was)
 	long r = stub_syscall(NR_rt_sigaction, SIGSYS, (long)&sa, (long)was, 8, 0, 0);
 
 	if (r < 0)
-		die("installing the SIGSYS handler", 0, r);
+		die("installing the SIGSYS handler", r);
 }

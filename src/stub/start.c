@@ -313,9 +313,7 @@ uint32_t *stub_main(uint32_t *elf_sp)
 		committed = 1;
 		install_sigsys_handler(&prog_sigsys);
 		unblock_sigsys();
-		/* Static programs: only brk is trapped, and dispatch may do it. */
-		if ((plan->flags & STUB_F_DYNAMIC) || !start_dispatch())
-			start_filter();
+		start_traps();
 	} else if (start_call(&s, NR_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == 2) {
 		/*
 		 * A converted parent's filter, inherited across exec: it traps

@@ -75,6 +75,7 @@ extern int emulating_brk; /* brk calls are trapped (hybrid or emulated) */
 int set_brk(const struct start *s, int hole_premapped, uint32_t stack,
 	    uint32_t arg_start, uint32_t arg_end, uint32_t env_end);
 uint32_t brk_hybrid(uint32_t want);
+void brk_untrapped(void);
 uint32_t brk_emulate(uint32_t want);
 
 /* ---- uselib.c: a.out shared libraries ---- */
@@ -93,8 +94,7 @@ long do_open_from_ldso(const char *path, long flags, long mode);
 
 extern int ldso_trapped; /* ld.so's open is trapped (install_ldso_traps) */
 
-int start_dispatch(void);
-void start_filter(void);
+void start_traps(void);
 int dispatch_takes(int nr, uint32_t arg0);
 void trap_exec_from_now(void);
 void install_ldso_traps(const struct stub_lib *l);
@@ -105,6 +105,7 @@ extern struct k_sigaction prog_sigsys; /* what exec left: SIG_DFL or SIG_IGN */
 extern uint32_t prog_blocks_sigsys;    /* SIGSYS_BIT if the program blocked it */
 
 void unblock_sigsys(void);
+void restore_sigsys(void);
 int is_sigsys_action(int nr, uint32_t arg0);
 long sigsys_action(int nr, const uint32_t *g);
 int is_mask_call(int nr, uint32_t arg0);

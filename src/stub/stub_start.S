@@ -25,23 +25,28 @@ _start:
 	pushl	%eax
 	call	stub_main		/* returns the a.out %esp */
 	/*
-	 * Below it: a_entry, kept at %esp until the ret, so that a signal
-	 * delivered on the way cannot write over it; then where the stack the
-	 * stub and exec wrote begins, and how many words of it to clear (see
+	 * Below it: a_entry, for the ret; then where the stack the stub and
+	 * exec wrote begins, and how many words of it to clear (see
 	 * stack_dirty); the two words that said so are cleared after them,
-	 * as the a.out loader's stack below the frame was zero.  eflags is
-	 * set first, DF clear for stosl; what follows it changes no flag
-	 * (mov, not xor).
+	 * as the a.out loader's stack below the frame was zero.  All that is
+	 * written while %esp lies below it, as no program may write under its
+	 * stack pointer (a signal would overwrite it; memcheck would say so).
+	 * eflags is set first, DF clear for stosl; what follows it changes no
+	 * flag (mov, not xor).
 	 */
-	leal	-4(%eax), %esp
-	movl	-4(%esp), %edi
-	movl	-8(%esp), %ecx
-	pushl	$0x200
+	pushl	$0x200			/* into what is cleared below */
 	popfl
+	movl	%eax, %ebx
+	movl	-8(%ebx), %edi
+	movl	-12(%ebx), %ecx
+	movl	%edi, %esp
 	movl	$0, %eax
 	rep stosl
-	movl	%eax, -4(%esp)
-	movl	%eax, -8(%esp)
+	movl	%eax, -8(%ebx)
+	movl	%eax, -12(%ebx)
+	leal	-4(%ebx), %esp
+	movl	%eax, %fs		/* start_thread_ia32 cleared both; */
+	movl	%eax, %gs		/* qemu-user leaves %gs set */
 	movl	$0, %ebx
 	movl	$0, %edx
 	movl	$0, %esi

@@ -55,6 +55,7 @@
 #define ENOMEM 12
 #define EACCES 13
 #define EFAULT 14
+#define EEXIST 17
 #define EINVAL 22
 #define ENFILE 23
 #define EMFILE 24

@@ -106,14 +106,14 @@ static unsigned emit_tests(struct sock_filter *f, unsigned at,
  * calls: any argument from the a.out's or the libraries' code) share them:
  * the kernel's cost of attaching a filter grows with its length.
  */
-static void install_traps(const struct trap_rule *rules, unsigned n)
+static long install_traps(const struct trap_rule *rules, unsigned n)
 {
 	struct sock_filter f[MAX_INSNS];
 	unsigned tests_at[MAX_RULES], ncalls = 0, k;
 
 	_Static_assert(MAX_INSNS <= 256, "a BPF jump reaches 255 insns at most");
 	if (n > MAX_RULES)
-		die("too many seccomp rules", 0, -EINVAL);
+		die("too many seccomp rules", -EINVAL);
 	for (unsigned i = 0; i < n; i = call_end(rules, n, i))
 		ncalls++;
 	k = 3 + ncalls + 1;
@@ -140,10 +140,13 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 	f[3 + ncalls] = (struct sock_filter){ BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW };
 
 	struct sock_fprog prog = { (uint16_t)k, f };
-	long r = stub_syscall(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
-
-	if (r < 0)
-		die("setting no_new_privs", 0, r);
+	/*
+	 * Refused by a sandbox that allows no prctl(), no_new_privs may well
+	 * be set already (systemd and container runtimes set it): the
+	 * kernel's answer to seccomp() tells.
+	 */
+	stub_syscall(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+	long r;
 	/*
 	 * SPEC_ALLOW: this filter is no sandbox, so the program must not pay
 	 * for the speculative-store-bypass mitigation a filter otherwise turns
@@ -154,8 +157,7 @@ static void install_traps(const struct trap_rule *rules, unsigned n)
 	if (r == -EINVAL)
 		r = stub_syscall(NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&prog,
 				 0, 0, 0);
-	if (r < 0)
-		die("installing the seccomp filter", 0, r);
+	return r < 0 ? r : 0;
 }
 
 /* ---- what it traps ---- */
@@ -240,8 +242,9 @@ void trap_exec_from_now(void)
 
 	if (emulating_brk || exec_trapped || prog_sigsys.handler != SIG_IGN)
 		return;
-	install_traps(r, add_image_rules(r, 0, NR_execve, 0, 0xffffffffu));
-	exec_trapped = 1;
+	/* without it, an exec hands SIGSYS on as the default action */
+	if (install_traps(r, add_image_rules(r, 0, NR_execve, 0, 0xffffffffu)) == 0)
+		exec_trapped = 1;
 }
 
 /*
@@ -251,15 +254,17 @@ void trap_exec_from_now(void)
  * more often it crosses into a page exec never touched (a fault, and a
  * page, each time).
  */
-void start_filter(void)
+static long start_filter(void)
 {
 	struct trap_rule rules[MAX_RULES];
 	unsigned n = trap_rules(rules);
+	/* none: no filter at all, as cheap as a start can be */
+	long r = n ? install_traps(rules, n) : 0;
 
-	if (n) /* none: no filter at all, as cheap as a start can be */
-		install_traps(rules, n);
 	/* started with SIGSYS ignored: exec hands that on too */
-	trap_exec_from_now();
+	if (r == 0)
+		trap_exec_from_now();
+	return r;
 }
 
 int ldso_trapped;
@@ -269,8 +274,9 @@ void install_ldso_traps(const struct stub_lib *l)
 {
 	struct trap_rule r = { NR_open, l->start, l->start + l->len, 0, 0xffffffffu };
 
-	install_traps(&r, 1);
-	ldso_trapped = 1;
+	/* without the filter, ld.so opens them as they are */
+	if (install_traps(&r, 1) == 0)
+		ldso_trapped = 1;
 }
 
 /*
@@ -280,9 +286,11 @@ void install_ldso_traps(const struct stub_lib *l)
  * run (make bench, row "what attaching the filter costs": the BPF JIT,
  * and the kernel's table of the filter's verdict for every system call).
  * Syscall user dispatch (Linux 5.11) costs one prctl: from then on every
- * system call made below IMAGE_LIMIT is a SIGSYS instead, which the stub
- * makes itself from the handler (the stub and the vDSO lie above, in the
- * range that is let through).  That is paid per call, so the stub stops
+ * system call made from the image, below trap_hi as the filter would trap
+ * it, is a SIGSYS instead, which the stub makes itself from the handler.
+ * Everything above is let through: the stub, the vDSO, and code that is
+ * not the program's, such as valgrind's own (it makes the client's calls
+ * from its code at 0x58000000).  That is paid per call, so the stub stops
  * after DISPATCH_BUDGET calls, or at the first call it cannot make for the
  * program from inside a signal handler: it attaches the filter, turns
  * dispatch off and sends the program back onto its int $0x80, which the
@@ -294,17 +302,18 @@ static int dispatching;
 static unsigned dispatch_left;
 
 /* 1 if dispatch now stands in for the filter (trap_rules builds it later). */
-int start_dispatch(void)
+static int start_dispatch(void)
 {
+	uint32_t hi = the_plan()->trap_hi;
+
 	/* The stub's own calls, through the vDSO or its own int $0x80, must be
 	 * let through (commit() gives up a vDSO below IMAGE_LIMIT). */
-	if (stub_sysinfo != 0 && stub_sysinfo < IMAGE_LIMIT)
+	if (stub_sysinfo != 0 && stub_sysinfo < hi)
 		return 0;
 	dispatch_left = DISPATCH_BUDGET;
 	dispatching = 1;
 	if (stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
-			 PR_SYS_DISPATCH_ON, IMAGE_LIMIT,
-			 0xffffffffu - IMAGE_LIMIT, 0, 0) == 0)
+			 PR_SYS_DISPATCH_ON, hi, 0xffffffffu - hi, 0, 0) == 0)
 		return 1;
 	dispatching = 0;
 	return 0;
@@ -358,18 +367,70 @@ static int plain_call(int nr, uint32_t arg0)
 	return 0;
 }
 
+/* No traps: SIGSYS back to the program as exec left it, brk the kernel's. */
+static void untrapped(void)
+{
+	restore_sigsys();
+	brk_untrapped();
+}
+
+/*
+ * Where the filter is refused (a sandbox may allow prctl but not
+ * seccomp), brk is the kernel's from then on, as if nothing could be
+ * trapped at start (see start_traps).
+ */
 static void stop_dispatch(void)
 {
 	if (!dispatching)
 		return;
 	struct trap_rule rules[MAX_RULES];
-
-	install_traps(rules, trap_rules(rules));
+	int filtered = install_traps(rules, trap_rules(rules)) == 0;
 	long r = stub_syscall(NR_prctl, PR_SET_SYSCALL_USER_DISPATCH,
 			      PR_SYS_DISPATCH_OFF, 0, 0, 0, 0);
+
 	if (r < 0)
-		die("turning syscall user dispatch off", 0, r);
+		die("turning syscall user dispatch off", r);
 	dispatching = 0;
+	if (!filtered)
+		untrapped();
+}
+
+/*
+ * valgrind's client request RUNNING_ON_VALGRIND (valgrind.h): natively the
+ * four rotations add up to 64 bits and the xchg does nothing, so %edx
+ * keeps its 0.  Under valgrind the program's calls are made from
+ * valgrind's own code, where no filter or dispatch by address can find
+ * them, and valgrind keeps its own brk for the program: nothing is to be
+ * trapped there, and trying would only have valgrind warn of seccomp().
+ */
+static int under_valgrind(void)
+{
+	uint32_t args[6] = { 0x1001, 0, 0, 0, 0, 0 }, r = 0;
+
+	__asm__ volatile("roll $3, %%edi; roll $13, %%edi\n\t"
+			 "roll $29, %%edi; roll $19, %%edi\n\t"
+			 "xchgl %%ebx, %%ebx"
+			 : "+d"(r)
+			 : "a"(args)
+			 : "cc", "memory");
+	return r != 0;
+}
+
+/*
+ * At start: dispatch for a static program (only brk is trapped), else the
+ * filter.  Where the host has neither (qemu-user, valgrind, kernels
+ * before 3.5, a sandbox), the program runs untrapped: brk is the host's
+ * own from where it lies, and uselib() calls not turned into calls of the
+ * stub at conversion reach the host as they are.  Nothing is said: the
+ * program works the same, and the man page says what differs.
+ */
+void start_traps(void)
+{
+	if (under_valgrind())
+		untrapped();
+	else if ((the_plan()->flags & STUB_F_DYNAMIC) || !start_dispatch())
+		if (start_filter() < 0)
+			untrapped();
 }
 
 /*
