@@ -112,6 +112,8 @@ struct stub_lib {
 #define STUB_F_NOEXEC 1u  /* heap pages emulated by the stub are not PROT_EXEC */
 #define STUB_F_DYNAMIC 2u /* trap uselib(): the program uses a.out libraries */
 #define STUB_F_NORANDOM 4u /* start over without address randomisation */
+/* keep a CAP_SYS_RAWIO that exec gave (setcap), instead of giving it up */
+#define STUB_F_KEEP_RAWIO 8u
 
 /*
  * personality(2) bits for STUB_F_NORANDOM: ADDR_NO_RANDOMIZE, and as the
