@@ -108,7 +108,8 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 	sp->magic = STUB_PLAN_MAGIC;
 	sp->flags = (p->noexec ? STUB_F_NOEXEC : 0) |
 		    (p->dynamic ? STUB_F_DYNAMIC : 0) |
-		    (p->norandom ? STUB_F_NORANDOM : 0);
+		    (p->norandom ? STUB_F_NORANDOM : 0) |
+		    (p->keep_rawio ? STUB_F_KEEP_RAWIO : 0);
 	sp->entry = p->entry;
 	sp->start_code = p->start_code;
 	sp->end_code = p->end_code;
