@@ -22,15 +22,18 @@
 #define CAP_SYS_RAWIO_BIT (1u << 17)
 
 /*
- * The kernel made a process non-dumpable when exec gained capabilities
- * (commit_creds): no core dump, /proc/PID owned by root, no ptrace by its
- * user.  Once every capability is gone that protects nothing: the uid and
- * gid never changed, and nothing the capability gave remains (the image
- * came from the file, mapped as any user's would be at a higher address),
- * so the process is made dumpable as any program of that user is.  Not
- * where exec keeps it non-dumpable for its own reason: a file its user
- * may execute but not read (would_dump), whose bytes a core dump or
- * ptrace would give away; or a setgid start.
+ * While it holds a capability its user lacks, the kernel keeps the
+ * user's ptrace (and /proc/PID/mem, environ) out of it
+ * (cap_ptrace_access_check); older kernels also made such an exec
+ * non-dumpable (commit_creds: no core dump, /proc/PID owned by root),
+ * where Linux 5.10 and 6.18 leave it dumpable.  Once every capability is
+ * gone, neither protects anything: the uid and gid never changed, and
+ * nothing the capability gave remains (the image came from the file,
+ * only mapped lower than the user could), so the process is made
+ * dumpable as any program of that user is.  Not where exec keeps it
+ * non-dumpable for its own reason: a file its user may execute but not
+ * read (would_dump), whose bytes a core dump or ptrace would give away;
+ * or a setgid start.
  */
 static void dumpable_again(const struct start *s, const uint32_t *auxv)
 {
