@@ -168,10 +168,9 @@ static void warnings(const char *dst, const struct conv_job *j,
 	/* the two remedies, as the stub's own message names them */
 	if (j->p.min_addr < min && !o->setcap)
 		add_warning(r, "%s: needs address 0x%x, below vm.mmap_min_addr (%lu) "
-			    "here; only root can run it, unless given the right for "
-			    "itself ('setcap cap_sys_rawio+ep %s', or aout2elf "
-			    "--setcap) or for all programs ('sysctl -w "
-			    "vm.mmap_min_addr=%u')\n",
+			    "here; only root can run it, unless given the right: "
+			    "for it, 'setcap cap_sys_rawio+ep %s' (or --setcap); "
+			    "for all programs, 'sysctl -w vm.mmap_min_addr=%u'\n",
 			    dst, j->p.min_addr, min, dst, j->p.min_addr);
 	for (size_t i = 0; i < j->libs.n; i++)
 		if (!j->libs.libs[i].path)

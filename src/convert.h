@@ -47,7 +47,9 @@ struct conv_result {
 	int dynamic;      /* -1 unknown */
 	char libraries[STUB_MAX_LIBS * STUB_LIB_NAME];
 	char reason[256]; /* why it failed or was skipped */
-	char warning[512]; /* lines "aout2elf: warning: ...\n", printed as they are */
+	/* lines "aout2elf: warning: ...\n", printed as they are: room for the
+	 * low-address one, naming OUTPUT twice, and a library's */
+	char warning[1024];
 	int reason_is_output; /* the reason concerns OUTPUT, not INPUT */
 };
 

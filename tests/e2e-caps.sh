@@ -144,7 +144,7 @@ for M in $KINDS; do
 	run "$AOUT2ELF" "$TESTDATA/hello.$M.aout" "$C/hello.$M"
 	if [ "$st" = 0 ] && [ ! -s "$OUT" ] && one_line "$ERR" &&
 		has_all "$ERR" "aout2elf: warning: $C/hello.$M: needs address" "($min_addr)" \
-			"'setcap cap_sys_rawio+ep $C/hello.$M'" "--setcap" \
+			"for it, 'setcap cap_sys_rawio+ep $C/hello.$M' (or --setcap)" \
 			"'sysctl -w vm.mmap_min_addr=$need'"; then
 		ok "$desc"
 	else
