@@ -410,7 +410,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(a.nsyms == a.h.syms / AOUT_NLIST_SIZE, "nsyms");
 
 	/* both option sets through the planner; one of them on to the writer */
-	struct plan_options plain = { 0 }, all = { 1, 1, 1, 1 };
+	struct plan_options plain = { 0 }, all = { 1, 1, 1, 1, 1 };
 	struct plan *p = malloc(sizeof *p);
 	if (!p)
 		abort();

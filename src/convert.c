@@ -23,6 +23,7 @@
 #include "convert.h"
 #include "shared_libs.h"
 #include "elfwrite.h"
+#include "filecap.h"
 #include "stub_image.h"
 #include "uselib_sites.h"
 
@@ -174,11 +175,13 @@ static void warnings(const char *dst, const struct conv_job *j,
 
 	if (o->quiet)
 		return;
-	if (j->p.min_addr < min)
+	/* the two remedies, as the stub's own message names them */
+	if (j->p.min_addr < min && !o->setcap)
 		add_warning(r, "%s: needs address 0x%x, below vm.mmap_min_addr (%lu) "
-			    "here; only root can run it unless 'sysctl -w "
-			    "vm.mmap_min_addr=%u'\n",
-			    dst, j->p.min_addr, min, j->p.min_addr);
+			    "here; only root can run it, unless given the right: "
+			    "for it, 'setcap cap_sys_rawio+ep %s' (or --setcap); "
+			    "for all programs, 'sysctl -w vm.mmap_min_addr=%u'\n",
+			    dst, j->p.min_addr, min, dst, j->p.min_addr);
 	for (size_t i = 0; i < j->libs.n; i++)
 		if (!j->libs.libs[i].path)
 			add_warning(r, "%s: a.out library %s not found here; the "
@@ -198,6 +201,8 @@ char *conv_comment(const struct conv_options *o)
 		o->plan.noexec ? "--noexecstack" : NULL,
 		o->strip ? "--strip" : NULL,
 		o->plan.norandom ? "--no-randomize" : NULL,
+		o->plan.keep_rawio ? "--keep-rawio" : NULL,
+		o->setcap ? "--setcap" : NULL,
 	};
 	size_t len = sizeof head + 3; /* " (" and ")" */
 	char *c, *at;
@@ -391,6 +396,7 @@ int conv_input(struct input *in, const char *dst, const struct conv_options *o,
 	}
 	if (output_open(dst, &j.in.st, j.in.path, o->force, &out, &d) ||
 	    write_elf(out.fd, &j, comment, comment_size, &d) ||
+	    (o->setcap && filecap_set_rawio(out.fd, &d)) ||
 	    output_commit(&out, output_mode(j.in.st.st_mode, o->umask_bits), &d)) {
 		output_abort(&out);
 		snprintf(r->reason, sizeof r->reason, "%s", d.msg);

@@ -30,6 +30,7 @@ struct conv_options {
 	/* --shared-libs: the -O folder the libraries are written into; NULL: none */
 	const char *shared_libs;
 	mode_t umask_bits;
+	int setcap; /* --setcap: each output gets cap_sys_rawio+ep (filecap.h) */
 };
 
 enum conv_status {
@@ -65,7 +66,7 @@ void conv_describe(char *out, size_t cap, const struct conv_result *r,
 /*
  * What the .comment of a converted file says (malloc'ed; NULL without
  * memory): "aout2elf VERSION", and in parentheses the options that shaped
- * its bytes, in a fixed order, e.g. "aout2elf 1.0 (-L /opt/lib --strip)".
+ * its bytes (and --setcap, its capability), in a fixed order, e.g. "aout2elf 1.0 (-L /opt/lib --strip)".
  * A batch rerun converts again what was converted otherwise.
  */
 char *conv_comment(const struct conv_options *o);

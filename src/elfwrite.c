@@ -114,7 +114,8 @@ void elfw_stub_plan(const struct plan *p, const struct elfw_layout *l,
 		    (p->dynamic ? STUB_F_DYNAMIC : 0) |
 		    (p->norandom ? STUB_F_NORANDOM : 0) |
 		    (p->uselib_sites ? STUB_F_USELIB_PATCHED : 0) |
-		    (p->ldso_open_sites ? STUB_F_LDSO_PATCHED : 0);
+		    (p->ldso_open_sites ? STUB_F_LDSO_PATCHED : 0) |
+		    (p->keep_rawio ? STUB_F_KEEP_RAWIO : 0);
 	sp->entry = p->entry;
 	sp->start_code = p->start_code;
 	sp->end_code = p->end_code;

@@ -83,6 +83,12 @@ static void usage(FILE *f)
 "      --no-randomize   run without address randomisation, as under the\n"
 "                         a.out loader: stack and mmap base fixed (the\n"
 "                         program execs itself once more, as setarch -R)\n"
+"      --setcap         give OUTPUT cap_sys_rawio+ep (as root), so that any\n"
+"                         user can run it where its addresses lie below\n"
+"                         vm.mmap_min_addr; it gives the capability up\n"
+"                         before the a.out code runs\n"
+"      --keep-rawio     let the program keep CAP_SYS_RAWIO (ioperm, iopl)\n"
+"                         when it was given it: see aout2elf(1) for the risk\n"
 "  -q, --quiet          print no warnings, progress or summary\n"
 "  -v, --verbose        say what was converted\n"
 "  -h, --help           display this help and exit\n"
@@ -189,7 +195,8 @@ static int exec_file_index(int argc, char **argv)
 }
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
-       OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS };
+       OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS,
+       OPT_SETCAP, OPT_KEEP_RAWIO };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -242,6 +249,12 @@ static int take_option(struct cli *c, int opt, const char *arg)
 	case OPT_NORANDOM:
 		c->conv.plan.norandom = 1;
 		break;
+	case OPT_SETCAP:
+		c->conv.setcap = 1;
+		break;
+	case OPT_KEEP_RAWIO:
+		c->conv.plan.keep_rawio = 1;
+		break;
 	case 'L':
 		return add_libdir(&c->conv, arg) ? EXIT_USAGE : 0;
 	case OPT_SYSROOT:
@@ -290,6 +303,8 @@ static int choose_mode(struct cli *c, int exec, int stray)
 	if (!b->outdir && c->shared_libs)
 		return usage_error("--shared-libs goes with -O DIR");
 	c->conv.shared_libs = c->shared_libs ? b->outdir : NULL;
+	if (c->conv.setcap && (exec || c->info))
+		return usage_error("--setcap goes with an OUTPUT file, not --exec or --info");
 	if (exec) {
 		if (c->info || b->outdir)
 			return usage_error("--exec goes with neither --info nor -O");
@@ -344,6 +359,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "direct", no_argument, NULL, OPT_DIRECT },
 		{ "noexecstack", no_argument, NULL, OPT_NOEXECSTACK },
 		{ "no-randomize", no_argument, NULL, OPT_NORANDOM },
+		{ "setcap", no_argument, NULL, OPT_SETCAP },
+		{ "keep-rawio", no_argument, NULL, OPT_KEEP_RAWIO },
 		{ "strip", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },

@@ -44,6 +44,7 @@ int plan_build(const struct aout *a, const struct plan_options *opt,
 	p->noexec = opt && opt->noexec;
 	p->direct = opt && opt->direct;
 	p->norandom = opt && opt->norandom;
+	p->keep_rawio = opt && opt->keep_rawio;
 	if (p->noexec)
 		rwx &= ~STUB_PROT_X;
 

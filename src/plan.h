@@ -53,6 +53,7 @@ struct plan_options {
 	int no_embed_libs;
 	int direct; /* kernel maps the segments at their addresses at exec */
 	int norandom; /* the stub starts the program over under ADDR_NO_RANDOMIZE */
+	int keep_rawio; /* the stub keeps a CAP_SYS_RAWIO that exec gave */
 };
 
 struct plan {
@@ -74,6 +75,7 @@ struct plan {
 	int noexec;
 	int direct;
 	int norandom;
+	int keep_rawio;
 	int dynamic; /* calls uselib(): the stub must stand in for it */
 	/* call sites rewritten to call the stub (uselib_sites.c) */
 	uint32_t uselib_sites;     /* uselib, in the program's text */

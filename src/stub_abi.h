@@ -119,6 +119,8 @@ struct stub_lib {
 #define STUB_F_USELIB_PATCHED 8u
 /* the embedded ld.so's open calls the stub: none to trap */
 #define STUB_F_LDSO_PATCHED 16u
+/* keep a CAP_SYS_RAWIO that exec gave (setcap), instead of giving it up */
+#define STUB_F_KEEP_RAWIO 32u
 
 /*
  * personality(2) bits for STUB_F_NORANDOM: ADDR_NO_RANDOMIZE, and as the

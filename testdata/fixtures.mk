@@ -9,7 +9,7 @@
 # testdata/ of the build directory, so VPATH builds and distcheck work.
 #
 # Each fixture NAME (hello startup sigsegv forkexec traps runcode dyn
-# statedump statedump-big) is
+# statedump statedump-big selfstatus) is
 # linked for each a.out kind M (omagic nmagic zmagic qmagic) at the a.out
 # addresses, with
 # $(srcdir)/testdata/aout-M.ld, into testdata/NAME.M.elf; testdata/mkaout
@@ -55,6 +55,8 @@ FIXTURE_MKAOUT = testdata/mkaout$(EXEEXT)
 FIXTURE_MAGICS = omagic nmagic zmagic qmagic
 FIXTURE_NAMES = hello startup sigsegv forkexec traps runcode dyn statedump \
 	statedump-big
+# selfstatus: what the a.out code holds (tests/e2e-caps.sh)
+FIXTURE_NAMES += selfstatus
 # -DFIXTURE_MAGIC= for each kind
 FIXTURE_MAGIC_omagic = 0407
 FIXTURE_MAGIC_nmagic = 0410
@@ -75,6 +77,7 @@ FIXTURE_SRCS = testdata/fixture.h testdata/fixture_start.S \
 	testdata/two.h testdata/libtwo.c testdata/libtwo_jump.S \
 	testdata/aout-omagic.ld testdata/aout-nmagic.ld \
 	testdata/aout-zmagic.ld testdata/aout-qmagic.ld testdata/aout-lib.ld
+FIXTURE_SRCS += testdata/selfstatus.c
 
 # olddyn.c's programs: in every kind, and in QMAGIC and ZMAGIC
 OLD_PROGS_ALL = slsdyn slackdyn

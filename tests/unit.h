@@ -37,6 +37,7 @@ int unit_batch_register(void);
 int unit_oom_register(void);
 int unit_shared_libs_register(void);
 int unit_syscall_sites_register(void);
+int unit_filecap_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have

@@ -79,7 +79,8 @@ int main(void)
 	    unit_libs_register() || unit_libs_search_register() ||
 	    unit_inroot_register() ||
 	    unit_batch_register() || unit_shared_libs_register() ||
-	    unit_syscall_sites_register() || unit_oom_register()) {
+	    unit_syscall_sites_register() || unit_oom_register() ||
+	    unit_filecap_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}

@@ -5,7 +5,8 @@
  * (map_zero_pages, with the hole up to 64 KiB that hybrid brk needs), and
  * where the data size limit refuses them, releases the staging first
  * (release_staging).  A failure says why: an address below
- * vm.mmap_min_addr, the data size limit, or the error.
+ * vm.mmap_min_addr (with both ways to allow it), the data size limit, or
+ * the error.
  */
 #include "stub.h"
 
@@ -160,22 +161,55 @@ static int release_staging(const struct start *s, uint32_t i)
 	return any;
 }
 
+/* vm.mmap_min_addr as /proc says it; 0 where it cannot be read. */
+static int read_min_addr(uint32_t *v)
+{
+	char buf[16];
+	long fd = stub_syscall(NR_open, (long)"/proc/sys/vm/mmap_min_addr",
+			       O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+	long n = fd < 0 ? -1 : stub_syscall(NR_read, fd, (long)buf, sizeof buf, 0, 0, 0);
+
+	if (fd >= 0)
+		stub_syscall(NR_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+		return 0;
+	*v = 0;
+	for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		*v = *v * 10 + (uint32_t)(buf[i] - '0');
+	return 1;
+}
+
+/*
+ * Both ways to let it map there: the file capability for this program
+ * alone (caps.c gives it up once the image is mapped), or the sysctl,
+ * which lowers every program's protection against NULL pointers.
+ */
 static __attribute__((noreturn)) void die_low_address(uint32_t addr)
 {
 	struct line l = { .len = 0 };
+	long per = stub_syscall_via(0, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0);
+	uint32_t min;
+
 	put_str(&l, PROG_NAME);
 	/* setarch -Z: exec mapped page 0, for good (the a.out loader reset
-	 * the personality first); the sysctl would change nothing */
-	if (addr < STUB_PAGE &&
-	    (stub_syscall_via(0, NR_personality, 0xffffffffL, 0, 0, 0, 0, 0) &
-	     PER_MMAP_PAGE_ZERO)) {
+	 * the personality first); the sysctl would change nothing.  A
+	 * personality() refused by a filter (-EPERM) says no flags. */
+	if (addr < STUB_PAGE && per >= 0 && (per & PER_MMAP_PAGE_ZERO)) {
 		put_str(&l, ": needs address 0, which exec gave to page zero "
 			    "(personality MMAP_PAGE_ZERO, setarch -Z); run it without");
 		die_line(&l);
 	}
 	put_str(&l, ": needs address ");
 	put_hex(&l, addr);
-	put_str(&l, ", below vm.mmap_min_addr; allow it with: sysctl -w vm.mmap_min_addr=");
+	put_str(&l, ", below vm.mmap_min_addr");
+	if (read_min_addr(&min)) {
+		put_str(&l, " (");
+		put_dec(&l, min);
+		put_str(&l, ")");
+	}
+	put_str(&l, "; allow it for this program with: setcap cap_sys_rawio+ep ");
+	put_str(&l, exec_fn ? exec_fn : PROG_NAME);
+	put_str(&l, ", or for all programs with: sysctl -w vm.mmap_min_addr=");
 	put_dec(&l, addr & ~(STUB_PAGE - 1));
 	die_line(&l);
 }

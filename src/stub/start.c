@@ -11,7 +11,8 @@
  *      (start_unrandomized, here);
  *   1. the segments, moved from staging to their a.out addresses, and
  *      bss as zero pages (map_image, image.c);
- *   2. brk exactly at N_BSSADDR + a_bss (set_brk, brk.c); then, if
+ *   2. brk exactly at N_BSSADDR + a_bss (set_brk, brk.c); the
+ *      capabilities a file capability gave, given up (caps.c); then, if
  *      anything is to be trapped, the SIGSYS handler (sigsys.c) and the
  *      filter or dispatch (trap.c);
  *   3. the stack frame of create_aout_tables: argc, argv, envp, the two
@@ -279,7 +280,8 @@ uint32_t *stub_main(uint32_t *elf_sp)
 
 	/*
 	 * Read before build_aout_frame moves the pointer arrays over these.
-	 * Not in a setuid or setgid program (AT_SECURE): whoever runs it would
+	 * Not in a setuid or setgid program, nor in one a file capability
+	 * gave rights (AT_SECURE; see caps.c): whoever runs it would
 	 * choose the libraries it maps, as ld.so never let them, or learn
 	 * where they are.
 	 */
@@ -305,6 +307,9 @@ uint32_t *stub_main(uint32_t *elf_sp)
 
 	int brk_trapped = set_brk(&s, hole_premapped, (uint32_t)sp, strings,
 				  arg_end, env_end);
+
+	/* mapping below vm.mmap_min_addr is done: setcap's right goes (caps.c) */
+	drop_gained_capabilities(&s, (uint32_t *)(envp + envc + 1));
 
 	int committed = 0;
 

@@ -78,6 +78,11 @@ uint32_t brk_hybrid(uint32_t want);
 void brk_untrapped(void);
 uint32_t brk_emulate(uint32_t want);
 
+/* ---- caps.c: the capabilities exec gave, given up ---- */
+
+/* After the image and brk are in place; auxv: the ELF auxiliary vector. */
+void drop_gained_capabilities(const struct start *s, const uint32_t *auxv);
+
 /* ---- uselib.c: a.out shared libraries ---- */
 
 extern const char *env_libpath, *env_ldpath; /* set by commit() */

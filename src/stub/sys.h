@@ -17,6 +17,7 @@
 #define NR_execve 11
 #define NR_lseek 19
 #define NR_getpid 20
+#define NR_access 33
 #define NR_kill 37
 #define NR_brk 45
 #define NR_signal 48
@@ -35,6 +36,8 @@
 #define NR_rt_sigaction 174
 #define NR_rt_sigprocmask 175
 #define NR_rt_sigsuspend 179
+#define NR_capget 184
+#define NR_capset 185
 #define NR_ugetrlimit 191
 #define NR_mmap2 192
 #define NR_stat64 195
@@ -81,6 +84,7 @@
 #define SEEK_SET 0
 #define SEEK_END 2
 #define X_OK 1
+#define R_OK 4
 #define AT_EACCESS 0x200
 #define AT_EMPTY_PATH 0x1000
 #define S_IFMT 0170000
@@ -98,6 +102,7 @@ struct iovec {
 #define STAT64_INO 22  /* st_ino: words 22 and 23 */
 
 /* ---- prctl, personality ---- */
+#define PR_SET_DUMPABLE 4
 #define PR_GET_SECCOMP 21
 #define PR_SET_MM 35
 #define PR_SET_MM_MAP 14
@@ -106,6 +111,8 @@ struct iovec {
 #define PR_SET_SYSCALL_USER_DISPATCH 59
 #define PR_SYS_DISPATCH_OFF 0
 #define PR_SYS_DISPATCH_ON 1
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
 #define PER_MMAP_PAGE_ZERO 0x0100000
 
 /* PR_SET_MM_MAP's struct as a 64-bit kernel has it */
@@ -129,8 +136,24 @@ struct prctl_mm_map_i386 {
 _Static_assert(sizeof(struct prctl_mm_map) == 104, "the 64-bit kernel's layout");
 _Static_assert(sizeof(struct prctl_mm_map_i386) == 100, "the i386 kernel's layout");
 
+/* ---- capabilities: capget and capset, version 3 (two words each) ---- */
+#define LINUX_CAPABILITY_VERSION_3 0x20080522u
+
+struct cap_header {
+	uint32_t version;
+	int32_t pid; /* 0: this process */
+};
+
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+
 /* ---- the auxiliary vector ---- */
 #define AT_NULL 0
+#define AT_UID 11
+#define AT_EUID 12
+#define AT_GID 13
+#define AT_EGID 14
 #define AT_PLATFORM 15
 #define AT_SECURE 23
 #define AT_BASE_PLATFORM 24
