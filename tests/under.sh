@@ -10,6 +10,9 @@
 # only where the fixture makes them on purpose; none may come from the
 # stub's start-up.
 #
+# --vgdb=no: valgrind's gdb server needs FIFOs in /tmp, which a 9p /tmp
+# (the VM of tools/run-in-vm) cannot make.
+#
 # Run from the top build directory, as "make check" does.  Environment:
 #   AOUT2ELF          the converter (default ./src/aout2elf)
 #   AOUT2ELF_TESTDATA the fixtures (default ./testdata)
@@ -90,7 +93,7 @@ under_memcheck() {
 	local desc=$1 log=$W/memcheck.$run_n
 	shift
 	native "$@"
-	run env "${ENV[@]}" $VALGRIND -q --log-file="$log" "$B/$@"
+	run env "${ENV[@]}" $VALGRIND -q --vgdb=no --log-file="$log" "$B/$@"
 	same "valgrind: $desc"
 	if [ "$OWN_ERRORS" = yes ]; then
 		if grep -q ' 0x8000[0-9A-F]\{4\}: ' "$log"; then
@@ -151,7 +154,7 @@ else
 	# them where the file maps the text at its address (--direct)
 	for m in qmagic zmagic; do
 		conv "sigsegv-direct.$m" "$TD/sigsegv.$m.aout" --direct
-		run $VALGRIND -q --log-file="$W/sigsegv.$m.log" "$B/sigsegv-direct.$m"
+		run $VALGRIND -q --vgdb=no --log-file="$W/sigsegv.$m.log" "$B/sigsegv-direct.$m"
 		check "valgrind: $m: sigsegv's bad write is reported in fixture_main (--direct)" \
 			grep -q "Invalid write of size 4" "$W/sigsegv.$m.log"
 		check "valgrind: $m: ... and named by its a.out symbol" \
