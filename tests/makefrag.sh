@@ -53,6 +53,7 @@ check "... and converts nothing" sh -c "test -z \"\$(find '$S' -name '*.elf')\""
 run "${MK[@]}" -f early.mk
 expect "a first rule before the include stays the default goal" 0 "early goal
 "
+# shellcheck disable=SC2016 # make's $(AOUT2ELF)
 printf 'include %s\nshow:\n\t@echo $(AOUT2ELF)\n' "$fragment" >"$W/show.mk"
 run env -u AOUT2ELF make -s -f "$W/show.mk"
 case $(cat "$OUT") in
@@ -119,6 +120,7 @@ else
 "
 	# the README's wrappers: one that keeps the name, one that also sets a
 	# variable and adds an argument (as gcc263's does)
+	# shellcheck disable=SC2016 # the wrapper's own $0 and $@
 	printf '#!/bin/bash\nexec -a "$0" "$0.elf" "$@"\n' >"$S/bin/a.out-wrapper"
 	chmod 755 "$S/bin/a.out-wrapper"
 	ln -s a.out-wrapper "$S/bin/tool"
