@@ -578,7 +578,7 @@ check "bash completion offers every long option of --help" sh -c "test -s '$W/he
 mkdir -p "$W/sdk"
 cp "$TESTDATA/hello.qmagic.aout" "$W/sdk/hello-a.out"
 cat > "$W/sdk/Makefile" <<MK
-include $(cd "${srcdir:-.}" && pwd)/data/aout2elf.mk
+include $(pwd)/data/aout2elf.mk
 AOUT2ELF_PROGRAMS = hello
 all: aout2elf-all
 MK
