@@ -39,7 +39,7 @@ int debug_find_stops(const unsigned char *buf, size_t size,
 {
 	const uint32_t stub = ELFW_STUB_OFFSET;
 
-	if (size < stub + sizeof(struct stub_header) || memcmp(buf, "\177ELF", 4) ||
+	if (size < stub + sizeof(struct stub_header) || memcmp(buf, "\177ELF", 4) != 0 ||
 	    le32_at(buf + stub) != STUB_MAGIC)
 		return diag_set(d, "not a program aout2elf converted");
 
@@ -49,7 +49,7 @@ int debug_find_stops(const unsigned char *buf, size_t size,
 	uint64_t plan = (uint64_t)stub + plan_off;
 
 	if (entry < STUB_BASE || code + sizeof start_code > size ||
-	    memcmp(buf + code, start_code, sizeof start_code) ||
+	    memcmp(buf + code, start_code, sizeof start_code) != 0 ||
 	    plan + sizeof(struct stub_plan) > size ||
 	    le32_at(buf + plan) != STUB_PLAN_MAGIC)
 		return diag_set(d, "its runtime stub starts in a way aout2elf --gdb "
@@ -183,7 +183,7 @@ static char *convert_for_gdb(const char *src, const char *dir,
 
 int debug_program(char **argv, const struct conv_options *o)
 {
-	struct debug_stops s;
+	struct debug_stops s = { 0, 0 };
 	struct diag d;
 
 	if (is_converted(argv[0])) {

@@ -96,6 +96,13 @@ else
 		grep -qx 'two words' "$OUT"
 fi
 
+for args in "--gdb" "-O d --gdb x" "--info --gdb x" "x --gdb y" "--gd"; do
+	# shellcheck disable=SC2086
+	run "$AOUT2ELF" $args
+	check "usage error '$args': exit 2, naming --gdb and --help" \
+		eval '[ "$st" = 2 ] && [ ! -s "$OUT" ] && has_all "$ERR" --gdb --help'
+done
+
 echo 'not a program' >"$W/text"
 run "$AOUT2ELF" --gdb "$W/text"
 expect_fail_line "--gdb on a file that is neither an a.out nor converted: one line" 1 \
