@@ -208,18 +208,24 @@ if [ ! -d "$corpus" ]; then
 	finish
 fi
 conv aln "$corpus/aln"
+conv pwd.exe "$corpus/pwd.exe" -L "$corpus/lib"
 conv hello-syms "$corpus/hello-syms"
 ENV=()
 if command -v "${QEMU%% *}" >/dev/null 2>&1; then
 	under_qemu "aln (the Jaguar linker's banner)" aln
 	under_qemu "aln -?" aln -?
 	under_qemu "hello-syms" hello-syms
+	if can_map 0; then
+		under_qemu "pwd.exe (ld.so, libc.so.4, readdir)" pwd.exe
+	else
+		skip "qemu-user: pwd.exe (OMAGIC: needs address 0)"
+	fi
 fi
 # 1993 programs, their crt0 making uselib() and their libraries embedded
 if [ -d "$corpus/oldlinux" ]; then
 	R=$W/root
 	old_libs "$corpus/oldlinux" "$R"
-	for p in cat sed gawk; do
+	for p in cat sed gawk ls; do
 		conv "$p" "$corpus/oldlinux/$p" --sysroot "$R"
 	done
 	printf 'hello world\nfoo bar\n' >"$W/F"
@@ -227,6 +233,12 @@ if [ -d "$corpus/oldlinux" ]; then
 		under_qemu "oldlinux/cat F" cat "$W/F"
 		under_qemu "oldlinux/sed s/hello/bye/ F" sed s/hello/bye/ "$W/F"
 		under_qemu "oldlinux/gawk (libm and libc)" gawk '{ print $2 }' "$W/F"
+		# readdir(2), which qemu-user lacks, answered by the stub
+		if can_map 0; then
+			under_qemu "oldlinux/ls -la (readdir)" ls -la "$R/lib"
+		else
+			skip "qemu-user: oldlinux/ls (ZMAGIC: needs address 0)"
+		fi
 	fi
 	if command -v "$VALGRIND" >/dev/null 2>&1; then
 		OWN_ERRORS=yes
