@@ -305,8 +305,7 @@ static int size_symbols(struct symbols *y, const struct sections *sec)
 	if (!order)
 		return 0;
 	for (uint32_t i = 1; i < y->nsym; i++)
-		if (y->sym[i].st_shndx != SHN_ABS && y->sym[i].st_shndx != SHN_UNDEF &&
-		    y->sym[i].st_shndx != 0)
+		if (y->sym[i].st_shndx != SHN_ABS && y->sym[i].st_shndx != SHN_UNDEF)
 			order[n++] = i;
 	sorted_syms = y->sym;
 	qsort(order, n, sizeof *order, by_section_and_value);
@@ -317,7 +316,7 @@ static int size_symbols(struct symbols *y, const struct sections *sec)
 		unsigned type = ELF32_ST_TYPE(s->st_info);
 		uint32_t end;
 
-		if (s->st_shndx != shndx) { /* shndx 0 is never among them */
+		if (s->st_shndx != shndx) { /* SHN_UNDEF (0) is never among them */
 			shndx = s->st_shndx;
 			next = cur = sec_end = section_end(sec, shndx);
 		}
