@@ -34,6 +34,11 @@ corpus=${AOUT2ELF_CORPUS:-${srcdir:-.}/../shared/corpus}
 QEMU=${AOUT2ELF_QEMU:-qemu-i386}
 VALGRIND=${AOUT2ELF_VALGRIND:-valgrind}
 MAGICS="qmagic zmagic nmagic omagic"
+# In the VM of tools/run-in-vm only the sandboxes, which depend on the
+# kernel: the emulators are tried on the host (and would be slow there).
+if [ -n "${AOUT2ELF_IN_VM:-}" ]; then
+	QEMU=no-qemu-in-the-vm VALGRIND=no-valgrind-in-the-vm
+fi
 
 # ---- the programs, converted once ----
 
@@ -113,7 +118,7 @@ under_memcheck() {
 # ---- qemu-user ----
 
 if ! command -v "${QEMU%% *}" >/dev/null 2>&1; then
-	skip "qemu-user: no $QEMU here (Debian package qemu-user)"
+	skip "qemu-user: no $QEMU here (Debian package qemu-user; on the host only)"
 else
 	for m in $MAGICS; do
 		ENV=()
@@ -143,7 +148,7 @@ fi
 # ---- valgrind ----
 
 if ! command -v "$VALGRIND" >/dev/null 2>&1; then
-	skip "valgrind: not installed (Debian package valgrind)"
+	skip "valgrind: no $VALGRIND here (Debian package valgrind; on the host only)"
 else
 	ENV=()
 	for m in $MAGICS; do
