@@ -45,11 +45,14 @@ int elfw_stub_header(const unsigned char *stub, size_t size,
 	h->uselib_thunk_off = le32_at(stub + offsetof(struct stub_header,
 						      uselib_thunk_off));
 	h->open_thunk_off = le32_at(stub + offsetof(struct stub_header, open_thunk_off));
+	h->readdir_thunk_off = le32_at(stub + offsetof(struct stub_header,
+						       readdir_thunk_off));
 	/* bounded so that neither the plan nor the bss can wrap around */
 	if (h->magic != STUB_MAGIC || h->version != STUB_ABI_VERSION ||
 	    h->filesz != size || h->filesz > STUB_MAX_FILESZ ||
 	    h->bss_size > STUB_MAX_BSS || h->entry_off >= h->filesz ||
-	    h->uselib_thunk_off >= h->filesz || h->open_thunk_off >= h->filesz) {
+	    h->uselib_thunk_off >= h->filesz || h->open_thunk_off >= h->filesz ||
+	    h->readdir_thunk_off >= h->filesz) {
 		diag_set(d, "internal error: runtime stub is damaged");
 		return -1;
 	}
@@ -302,27 +305,26 @@ static int size_symbols(struct symbols *y, const struct sections *sec)
 	if (!order)
 		return 0;
 	for (uint32_t i = 1; i < y->nsym; i++)
-		if (y->sym[i].st_shndx != SHN_ABS && y->sym[i].st_shndx != SHN_UNDEF &&
-		    y->sym[i].st_shndx != 0)
+		if (y->sym[i].st_shndx != SHN_ABS && y->sym[i].st_shndx != SHN_UNDEF)
 			order[n++] = i;
 	sorted_syms = y->sym;
 	qsort(order, n, sizeof *order, by_section_and_value);
-	for (uint32_t k = 0; k < n; k++) {
+	/* from the highest down: next is the lowest value above the current
+	 * one in its section (symbols often share one value) */
+	for (uint32_t k = n, shndx = 0, sec_end = 0, next = 0, cur = 0; k-- > 0;) {
 		Elf32_Sym *s = &y->sym[order[k]];
-		uint32_t end = section_end(sec, s->st_shndx);
 		unsigned type = ELF32_ST_TYPE(s->st_info);
+		uint32_t end;
 
-		for (uint32_t j = k + 1; j < n; j++) {
-			const Elf32_Sym *next = &y->sym[order[j]];
-
-			if (next->st_shndx != s->st_shndx)
-				break;
-			if (next->st_value > s->st_value) {
-				if (next->st_value < end)
-					end = next->st_value;
-				break;
-			}
+		if (s->st_shndx != shndx) { /* SHN_UNDEF (0) is never among them */
+			shndx = s->st_shndx;
+			next = cur = sec_end = section_end(sec, shndx);
 		}
+		if (s->st_value != cur) { /* a new, lower value */
+			next = cur;
+			cur = s->st_value;
+		}
+		end = next < sec_end ? next : sec_end;
 		if ((type == STT_FUNC || type == STT_OBJECT) && end > s->st_value)
 			s->st_size = end - s->st_value;
 	}

@@ -124,6 +124,9 @@ static void print_libs(FILE *out, const struct plan *p,
 		fprintf(out, "  Calls the stub:   %u uselib() in the program, %u in "
 			     "embedded libraries, %u open() in ld.so (not trapped)\n",
 			p->uselib_sites, p->lib_uselib_sites, p->ldso_open_sites);
+	if (p->readdir_sites)
+		fprintf(out, "  readdir() sites:  %u, answered by the stub where the "
+			     "host has no readdir (qemu-user)\n", p->readdir_sites);
 }
 
 void info_print(FILE *out, const char *name, const struct aout *a,

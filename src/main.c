@@ -5,6 +5,7 @@
  *   aout2elf [OPTION]... -O DIR INPUT...       batch (src/batch.c)
  *   aout2elf --info FILE...                    describe (src/info.c)
  *   aout2elf [OPTION]... --exec FILE [ARG]...  convert in memory and run
+ *   aout2elf [OPTION]... --gdb FILE [ARG]...   debug (src/debug.c)
  *
  * - and the exit statuses 0 (done), 1 (an input could not be converted),
  * 2 (usage).  Every failure is one line, "aout2elf: FILE: reason".  argv
@@ -22,6 +23,7 @@
 
 #include "batch.h"
 #include "convert.h"
+#include "debug.h"
 #include "info.h"
 #include "output.h"
 
@@ -30,7 +32,8 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 126 };
 
 static const char *progname = "aout2elf";
 
-enum cli_mode { CLI_CONVERT, CLI_BATCH, CLI_INFO, CLI_EXEC, CLI_HELP, CLI_VERSION };
+enum cli_mode { CLI_CONVERT, CLI_BATCH, CLI_INFO, CLI_EXEC, CLI_GDB, CLI_HELP,
+		CLI_VERSION };
 
 /* The command line, parsed. */
 struct cli {
@@ -41,6 +44,7 @@ struct cli {
 	int info;       /* --info */
 	int jobs_given; /* -j */
 	int shared_libs; /* --shared-libs */
+	int gdb;         /* --gdb: --exec under gdb */
 	char **args;    /* the operands; for --exec, FILE and its ARGs */
 	int nargs;
 };
@@ -52,6 +56,7 @@ static void usage(FILE *f)
 "  or:  %s [OPTION]... -O DIR INPUT...\n"
 "  or:  %s --info [OPTION]... FILE...\n"
 "  or:  %s [OPTION]... --exec FILE [ARG]...\n"
+"  or:  %s [OPTION]... --gdb FILE [ARG]...\n"
 "Convert Linux i386 a.out executables (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
 "into ELF32 executables that run as they did under the a.out loader.\n"
 "\n"
@@ -65,6 +70,8 @@ static void usage(FILE *f)
 "      --info           describe each a.out FILE, its libraries and the load\n"
 "                         map of the converted program\n"
 "      --exec FILE [ARG]...  convert FILE in memory and run it with ARGs\n"
+"      --gdb FILE [ARG]...   start gdb on FILE (converted first if it is an\n"
+"                         a.out), stopped at its a.out entry point\n"
 "  -L, --library-path DIR  look for ld.so and a.out libraries in DIR first\n"
 "                         (repeatable)\n"
 "      --sysroot DIR    DIR holds the old system's tree: a library the\n"
@@ -96,7 +103,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 on success, 1 if an input could not be converted,\n"
 "2 on a usage error.  See aout2elf(1).\n", progname, progname, progname,
-		progname);
+		progname, progname);
 }
 
 static int usage_error(const char *msg)
@@ -185,19 +192,21 @@ static int parse_jobs(const char *s, int *jobs)
  * Everything after "--exec FILE" belongs to the program; getopt_long
  * takes "--e", "--ex" and "--exe" for it too, so they must end the
  * options as well (or "--exe prog out" would write a file named out).
- * The index in argv of FILE (argc if it is missing), or 0 without --exec.
+ * The same for "--gdb FILE" ("--g", "--gd").
+ * The index in argv of FILE (argc if it is missing), or 0 without either.
  */
 static int exec_file_index(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strlen(argv[i]) >= 3 && !strncmp(argv[i], "--exec", strlen(argv[i])))
+		if (strlen(argv[i]) >= 3 && (!strncmp(argv[i], "--exec", strlen(argv[i])) ||
+					     !strncmp(argv[i], "--gdb", strlen(argv[i]))))
 			return i + 1;
 	return 0;
 }
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
        OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS,
-       OPT_SETCAP, OPT_KEEP_RAWIO };
+       OPT_SETCAP, OPT_KEEP_RAWIO, OPT_GDB };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -234,6 +243,9 @@ static int take_option(struct cli *c, int opt, const char *arg)
 		break;
 	case OPT_EXEC:
 		break; /* found by exec_file_index */
+	case OPT_GDB:
+		c->gdb = 1; /* and FILE found by exec_file_index */
+		break;
 	case OPT_NOEXECSTACK:
 		c->conv.plan.noexec = 1;
 		break;
@@ -307,14 +319,20 @@ static int choose_mode(struct cli *c, int exec, int stray)
 	if (c->conv.setcap && (exec || c->info))
 		return usage_error("--setcap goes with an OUTPUT file, not --exec or --info");
 	if (exec) {
+		const char *opt = c->gdb ? "--gdb" : "--exec";
+		char msg[64];
+
 		if (c->info || b->outdir)
-			return usage_error("--exec goes with neither --info nor -O");
-		if (c->nargs < 1)
-			return usage_error("--exec needs a FILE");
-		if (stray)
-			return usage_error("operands before --exec FILE");
-		c->mode = CLI_EXEC;
-		return 0;
+			snprintf(msg, sizeof msg, "%s goes with neither --info nor -O", opt);
+		else if (c->nargs < 1)
+			snprintf(msg, sizeof msg, "%s needs a FILE", opt);
+		else if (stray)
+			snprintf(msg, sizeof msg, "operands before %s FILE", opt);
+		else {
+			c->mode = c->gdb ? CLI_GDB : CLI_EXEC;
+			return 0;
+		}
+		return usage_error(msg);
 	}
 	if (c->info) {
 		if (b->outdir)
@@ -353,6 +371,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "exec", no_argument, NULL, OPT_EXEC },
+		{ "gdb", no_argument, NULL, OPT_GDB },
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "no-embed-libs", no_argument, NULL, OPT_NO_EMBED },
@@ -452,6 +471,8 @@ static int run(const struct cli *c)
 		return info_files(c->args, c->nargs, &c->conv);
 	case CLI_EXEC:
 		return exec_program(c->args, &c->conv);
+	case CLI_GDB:
+		return debug_program(c->args, &c->conv);
 	case CLI_HELP:
 		usage(stdout);
 		return 0;

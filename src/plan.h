@@ -81,6 +81,7 @@ struct plan {
 	uint32_t uselib_sites;     /* uselib, in the program's text */
 	uint32_t lib_uselib_sites; /* uselib, in embedded libraries */
 	uint32_t ldso_open_sites;  /* open, in an embedded ld.so */
+	uint32_t readdir_sites;    /* readdir, in the text and embedded libraries */
 	size_t nlibs;
 	struct plan_lib libs[STUB_MAX_LIBS];
 	uint32_t lib_lo, lib_hi; /* span of the libraries' addresses */

@@ -47,7 +47,7 @@
 
 #define STUB_MAGIC      0x53453241u /* "A2ES" */
 #define STUB_PLAN_MAGIC 0x50453241u /* "A2EP" */
-#define STUB_ABI_VERSION 4u
+#define STUB_ABI_VERSION 5u
 
 #define STUB_MAX_FILESZ 0x100000u /* far more than the stub will ever need */
 #define STUB_MAX_BSS    0x100000u
@@ -64,9 +64,11 @@ struct stub_header {
 	uint32_t plan_off;  /* offset of struct stub_plan (converter writes) */
 	uint32_t filesz;    /* bytes of the image */
 	uint32_t bss_size;  /* bytes of the stub's variables, at STUB_BSS */
-	/* what rewritten call sites call (syscall_sites.h): uselib, ld.so's open */
+	/* what rewritten call sites call (syscall_sites.h): uselib, ld.so's
+	 * open, and readdir (answered where the host has none) */
 	uint32_t uselib_thunk_off;
 	uint32_t open_thunk_off;
+	uint32_t readdir_thunk_off;
 };
 
 enum stub_map_kind {

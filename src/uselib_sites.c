@@ -11,6 +11,7 @@
 
 #define NR_OPEN 5
 #define NR_USELIB 86
+#define NR_READDIR 89
 
 /* The code of library l (a QMAGIC one's text holds its header): in buf and in memory. */
 static uint8_t *library_code(struct lib *l, uint32_t *len, uint32_t *addr)
@@ -41,10 +42,14 @@ int uselib_sites_patch(struct conv_job *j, const unsigned char *stub,
 		return -1;
 	uint32_t uselib = STUB_BASE + h.uselib_thunk_off;
 	uint32_t open = STUB_BASE + h.open_thunk_off;
+	uint32_t readdir = STUB_BASE + h.readdir_thunk_off;
 	uint8_t *text = j->in.buf + j->a.text_off + (p->text_addr - p->start_code);
 	long ldso = ldso_index(p);
 
 	p->uselib_sites = p->lib_uselib_sites = p->ldso_open_sites = 0;
+	/* readdir for hosts without it (qemu-user), in static programs too */
+	p->readdir_sites = syscall_sites_patch(text, p->text_size, p->text_addr,
+					       NR_READDIR, readdir);
 	if (!p->dynamic)
 		return 0;
 	p->uselib_sites = syscall_sites_patch(text, p->text_size, p->text_addr,
@@ -59,6 +64,8 @@ int uselib_sites_patch(struct conv_job *j, const unsigned char *stub,
 		code = library_code(&j->libs.libs[i], &len, &addr);
 		p->lib_uselib_sites += syscall_sites_patch(code, len, addr, NR_USELIB,
 							   uselib);
+		p->readdir_sites += syscall_sites_patch(code, len, addr, NR_READDIR,
+							readdir);
 		if ((long)i == ldso)
 			p->ldso_open_sites = syscall_sites_patch(code, len, addr,
 								 NR_OPEN, open);

@@ -92,6 +92,7 @@ static uint8_t *fake_stub(size_t size, uint32_t bss_size)
 	wr32(s + 20, bss_size);
 	wr32(s + 24, 0x18); /* the thunks: anywhere in the image */
 	wr32(s + 28, 0x18);
+	wr32(s + 32, 0x18);
 	for (size_t i = head; i < size; i++)
 		s[i] = (uint8_t)(i | 1);
 	return s;

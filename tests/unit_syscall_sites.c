@@ -58,6 +58,11 @@ static void test_sites_of_the_corpus(void)
 	check_rewritten((const uint8_t *)"\xb8\x05\0\0\0\x8b\x5c\x24\x08\x8b\x4c\x24\x0c"
 					 "\x8b\x54\x24\x10\xcd\x80",
 			19, 5, 0x62f033f9);
+	/* libc.so.4's readdir (lib/ and oldlinux/lib/): mov (%esi),%ebx;
+	 * mov 12(%esi),%ecx; mov $1,%edx */
+	check_rewritten((const uint8_t *)"\xb8\x59\0\0\0\x8b\x1e\x8b\x4e\x0c"
+					 "\xba\x01\0\0\0\xcd\x80",
+			17, 89, 0x60029850);
 	/* no load at all; at address 0 (ZMAGIC), the call wraps round */
 	check_rewritten((const uint8_t *)"\xb8\x56\0\0\0\xcd\x80", 7, 86, 3);
 	/* movl $imm32, leal, a store, a disp32 and an SIB without base */

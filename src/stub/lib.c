@@ -161,3 +161,24 @@ long placed(long r, uint32_t want, uint32_t len)
 	}
 	return r;
 }
+
+/*
+ * valgrind's client request RUNNING_ON_VALGRIND (valgrind.h): natively the
+ * four rotations add up to 64 bits and the xchg does nothing, so %edx
+ * keeps its 0.  Under valgrind the program's calls are made from
+ * valgrind's own code, where no filter or dispatch by address can find
+ * them (trap.c tries none), and calls valgrind does not know (seccomp,
+ * readdir) only make it warn.
+ */
+int under_valgrind(void)
+{
+	uint32_t args[6] = { 0x1001, 0, 0, 0, 0, 0 }, r = 0;
+
+	__asm__ volatile("roll $3, %%edi; roll $13, %%edi\n\t"
+			 "roll $29, %%edi; roll $19, %%edi\n\t"
+			 "xchgl %%ebx, %%ebx"
+			 : "+d"(r)
+			 : "a"(args)
+			 : "cc", "memory");
+	return r != 0;
+}

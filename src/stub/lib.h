@@ -35,6 +35,9 @@ extern uint32_t syscall_sp_low;
 /* A system call once committed (see struct start in stub.h). */
 long stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 
+/* 1 under valgrind (its client request RUNNING_ON_VALGRIND) */
+int under_valgrind(void);
+
 /* gcc may emit calls to these even in freestanding code */
 void *memcpy(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);

@@ -36,4 +36,20 @@ stub_open_thunk:
 	popfl
 	ret
 
+	.globl	stub_readdir_thunk
+stub_readdir_thunk:
+	pushfl
+	cld
+	pushl	%ecx
+	pushl	%edx
+	pushl	%edx
+	pushl	%ecx
+	pushl	%ebx
+	call	do_readdir		/* (fd, dirent, count) */
+	addl	$12, %esp
+	popl	%edx
+	popl	%ecx
+	popfl
+	ret
+
 	.section .note.GNU-stack,"",@progbits

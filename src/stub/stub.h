@@ -93,7 +93,12 @@ long do_uselib(const char *path);
 /* site_thunks.S: what rewritten call sites call, for the two above */
 void stub_uselib_thunk(void);
 void stub_open_thunk(void);
+void stub_readdir_thunk(void);
 long do_open_from_ldso(const char *path, long flags, long mode);
+
+/* ---- readdir.c: the old readdir, where the host has none ---- */
+
+long do_readdir(uint32_t fd, void *dirent, uint32_t count);
 
 /* ---- trap.c: the seccomp filter and syscall user dispatch ---- */
 

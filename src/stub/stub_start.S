@@ -10,13 +10,14 @@
 	.globl	__stub_header
 __stub_header:
 	.long	0x53453241		/* STUB_MAGIC */
-	.long	4			/* STUB_ABI_VERSION */
+	.long	5			/* STUB_ABI_VERSION */
 	.long	_start - __stub_header	/* entry_off */
 	.long	0			/* plan_off: written by aout2elf */
 	.long	__stub_filesz
 	.long	__stub_bss_size
 	.long	stub_uselib_thunk - __stub_header
 	.long	stub_open_thunk - __stub_header
+	.long	stub_readdir_thunk - __stub_header
 
 	.text
 	.globl	_start

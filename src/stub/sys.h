@@ -27,8 +27,10 @@
 #define NR_sigsuspend 72
 #define NR_readlink 85
 #define NR_uselib 86
+#define NR_readdir 89
 #define NR_munmap 91
 #define NR_mprotect 125
+#define NR__llseek 140
 #define NR_sigprocmask 126
 #define NR_personality 136
 #define NR_mremap 163
@@ -44,6 +46,7 @@
 #define NR_fstat64 197
 #define NR_getuid32 199
 #define NR_mincore 218
+#define NR_getdents64 220
 #define NR_madvise 219
 #define NR_exit_group 252
 #define NR_process_vm_readv 347
@@ -64,6 +67,7 @@
 #define EMFILE 24
 #define ENAMETOOLONG 36
 #define ENOSYS 38
+#define EOVERFLOW 75
 
 /* ---- memory ---- */
 #define MAP_PRIVATE 0x02
@@ -82,6 +86,7 @@
 #define O_CLOEXEC 0x80000
 #define PATH_MAX 4096 /* with its NUL, the longest path getname takes */
 #define SEEK_SET 0
+#define SEEK_CUR 1
 #define SEEK_END 2
 #define X_OK 1
 #define R_OK 4

@@ -396,27 +396,6 @@ static void stop_dispatch(void)
 }
 
 /*
- * valgrind's client request RUNNING_ON_VALGRIND (valgrind.h): natively the
- * four rotations add up to 64 bits and the xchg does nothing, so %edx
- * keeps its 0.  Under valgrind the program's calls are made from
- * valgrind's own code, where no filter or dispatch by address can find
- * them, and valgrind keeps its own brk for the program: nothing is to be
- * trapped there, and trying would only have valgrind warn of seccomp().
- */
-static int under_valgrind(void)
-{
-	uint32_t args[6] = { 0x1001, 0, 0, 0, 0, 0 }, r = 0;
-
-	__asm__ volatile("roll $3, %%edi; roll $13, %%edi\n\t"
-			 "roll $29, %%edi; roll $19, %%edi\n\t"
-			 "xchgl %%ebx, %%ebx"
-			 : "+d"(r)
-			 : "a"(args)
-			 : "cc", "memory");
-	return r != 0;
-}
-
-/*
  * At start: dispatch for a static program (only brk is trapped), else the
  * filter.  Where the host has neither (qemu-user, valgrind, kernels
  * before 3.5, a sandbox), the program runs untrapped: brk is the host's

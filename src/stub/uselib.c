@@ -86,6 +86,8 @@ static void patch_sites(const char *name, uint32_t magic, uint32_t start,
 
 	syscall_sites_patch(code, len, start + skip, NR_uselib,
 			    (uint32_t)stub_uselib_thunk);
+	syscall_sites_patch(code, len, start + skip, NR_readdir,
+			    (uint32_t)stub_readdir_thunk);
 	if (str_eq(name, "ld.so"))
 		ldso_open_patched = syscall_sites_patch(code, len, start + skip, NR_open,
 							(uint32_t)stub_open_thunk) > 0;
