@@ -67,11 +67,13 @@ int batch_refuse_if_output_taken(const struct batch *bt, size_t i,
 	if (!strcmp(e->output, first->output))
 		snprintf(r->reason, sizeof r->reason,
 			 "would overwrite %s, the output of %s (convert them "
-			 "apart, or their folders with -r)", e->output, first->input);
+			 "apart, or their directories with -r)",
+			 e->output, first->input);
 	else
 		snprintf(r->reason, sizeof r->reason,
 			 "would overwrite %s, which is also %s, the output of %s "
-			 "(a linked folder, or a file system that ignores case)",
+			 "(a linked directory, or a file system that ignores "
+			 "case)",
 			 e->output, first->output, first->input);
 	return 1;
 }
@@ -111,8 +113,9 @@ int batch_refuse_if_output_changed(const struct batch *bt, size_t i,
 				snprintf(r->reason, sizeof r->reason,
 					 "would overwrite %s, just written for %s "
 					 "under another name of the same file (a "
-					 "linked folder, or a file system that "
-					 "ignores case)", e->output, bt->e[j].input);
+					 "linked directory, or a file system "
+					 "that ignores case)", e->output,
+					 bt->e[j].input);
 				return 1;
 			}
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);

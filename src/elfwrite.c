@@ -763,7 +763,7 @@ int elfw_is_converted(int fd)
  * file order, gaps as zeros, in one pwritev.  libelf's own ELF_C_WRITE
  * sizes the file with ftruncate and makes a pwrite for every section and
  * gap, eleven for aln, and on ext4 every such call costs about 2.5 us:
- * a sixth of a whole conversion of aln (see README, Benchmarks).  The
+ * a sixth of a whole conversion of aln (see bench/README).  The
  * unit tests write every case both ways and compare the bytes.
  */
 static int by_offset(const void *a, const void *b)

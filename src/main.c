@@ -64,7 +64,7 @@ static void usage(FILE *f)
 "                         even when OUTPUT is newer than INPUT, and replace\n"
 "                         a file aout2elf did not write\n"
 "  -O, --output-dir DIR convert each INPUT into DIR\n"
-"  -r, --recursive      with -O: walk INPUT folders, mirror them under DIR\n"
+"  -r, --recursive      with -O: walk INPUT directories, mirror them in DIR\n"
 "  -j, --jobs N         with -O: convert N files at once (default: CPUs)\n"
 "      --report FILE    with -O: write a JSON report of every file\n"
 "      --info           describe each a.out FILE, its libraries and the load\n"
@@ -124,7 +124,7 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	}
 	/* the converted program keeps the folders as one ':'-separated list */
 	if (strchr(abs, ':')) {
-		diag_print(abs, "a -L folder cannot have ':' in its name");
+		diag_print(abs, "a -L directory cannot have ':' in its name");
 		free(abs);
 		return -1;
 	}
@@ -137,7 +137,8 @@ static int add_libdir(struct conv_options *o, const char *dir)
 		char msg[64];
 
 		snprintf(msg, sizeof msg,
-			 "the -L folders would be longer than %d bytes in all",
+			 "the -L directories would be longer than %d bytes "
+			 "in all",
 			 STUB_PATHS);
 		diag_print(abs, msg);
 		free(abs);
@@ -145,7 +146,7 @@ static int add_libdir(struct conv_options *o, const char *dir)
 	}
 	if (o->nlibdirs == CONV_MAX_LIBDIRS) {
 		free(abs);
-		fprintf(stderr, "%s: at most %d -L folders\n", progname,
+		fprintf(stderr, "%s: at most %d -L directories\n", progname,
 			CONV_MAX_LIBDIRS);
 		return -1;
 	}

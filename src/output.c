@@ -321,10 +321,11 @@ int output_open(const char *path, const struct stat *input,
 		return 0;
 	if (folder_append_only(path)) {
 		output_abort(o);
-		return diag_set(d, exists ? "its folder is append-only: it cannot be "
-					    "replaced" :
-					    "its folder is append-only and has no "
-					    "O_TMPFILE: nothing can be renamed there");
+		return diag_set(d, exists ? "its directory is append-only: it "
+					    "cannot be replaced" :
+					    "its directory is append-only and has "
+					    "no O_TMPFILE: nothing can be renamed "
+					    "there");
 	}
 	o->tmp = temp_name(path);
 	if (!o->tmp) {

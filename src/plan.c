@@ -205,8 +205,8 @@ int plan_add_libs(struct plan *p, const struct libset *set,
 		size_t n = strlen(dirs[i]);
 
 		if (used + (used ? 1 : 0) + n + 1 > sizeof p->paths)
-			return diag_set(d, "the -L folders are longer than %u bytes "
-					   "in all", STUB_PATHS);
+			return diag_set(d, "the -L directories are longer "
+					   "than %u bytes in all", STUB_PATHS);
 		if (used)
 			p->paths[used++] = ':';
 		memcpy(p->paths + used, dirs[i], n + 1);

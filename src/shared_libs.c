@@ -142,8 +142,8 @@ static int prepend_path(char *paths, size_t cap, const char *entry, struct diag 
 		if (strncmp(c, entry, n) == 0 && (c[n] == ':' || !c[n]))
 			return 0;
 	if (n + 1 + used + 1 > cap)
-		return diag_set(d, "the library folders are longer than %zu bytes "
-				   "in all", cap - 1);
+		return diag_set(d, "the library directories are longer "
+				   "than %zu bytes in all", cap - 1);
 	memmove(paths + n + (used ? 1 : 0), paths, used + 1);
 	for (size_t i = 0; i < n; i++) /* the rest is still there, after it */
 		paths[i] = entry[i];

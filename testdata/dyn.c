@@ -29,7 +29,7 @@
  * With DYN_LIB_BRK set, the library's code moves brk (tiny_brk, as libc
  * 4's sbrk did): brk(0) is the program's exact brk; it grows, goes past
  * the next 64 KiB boundary and back, and brk(0) says so each time.  The
- * stub traps brk only from the image and the libraries (README), so this
+ * stub traps brk only from the image and the libraries (docs/security.md), so this
  * is where a wrong library range shows.
  *
  * DYN_VARIANT picks the libraries (dynclash.c and dynmissing.c set it):

@@ -13,8 +13,8 @@
  * where nothing is randomised.  Exit status 0.
  *
  * Its bss is small enough for brk to lie below 64 KiB, where the stub traps
- * brk calls (see README, "How it starts"); statedump-big.c is the same
- * program with brk above 64 KiB, set by prctl.
+ * brk calls (see docs/design.md, "How a converted program starts");
+ * statedump-big.c is the same program with brk above 64 KiB, set by prctl.
  */
 #include "fixture.h"
 

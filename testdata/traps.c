@@ -25,7 +25,7 @@
  *	traps refused	a grow past 64 KiB that the kernel refuses (run it
  *			under ulimit -d 1024) leaves brk where it was, under
  *			dispatch (the filter lets such a call through, and the
- *			kernel answers 64 KiB: see Limitations in README);
+ *			kernel answers 64 KiB: see Limitations in docs/design.md);
  *			then a heap grown past 64 KiB, given back and grown
  *			past it again is zero above the brk page, as the
  *			kernel's fresh pages were, under dispatch and under

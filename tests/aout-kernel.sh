@@ -11,7 +11,7 @@
 #   program can see of its process (registers, the stack frame, brk, the
 #   mappings, /proc, signals, limits); the lines of the original and of the
 #   conversion must be the same but for the differences listed in
-#   KNOWN_DIFFERENCES below, each of which README names;
+#   KNOWN_DIFFERENCES below, each of which docs/testing.md names;
 # - the self-checking fixtures (startup in every layout, sigsegv, runcode,
 #   forkexec, hello) must print the same and end the same way, which also
 #   proves that their expectations are the loader's;
@@ -120,7 +120,7 @@ for M in $MAGICS; do
 	# conversion; again at the end (its data as in the file, bss zero);
 	# and (QMAGIC: elsewhere address 16 is text, a path the kernel looks
 	# for, where the stub stops the program when it finds it nowhere, see
-	# README) with a pointer it cannot read (EFAULT)
+	# docs/design.md) with a pointer it cannot read (EFAULT)
 	place "dyn.$M" "$TESTDATA/dyn.$M.aout" -L "$TESTDATA"
 	extra "DYN_LIBDIR=$td_abs"
 	add "dyn.$M"
@@ -295,7 +295,7 @@ same_run() {
 vname() { case $1 in c) echo converted ;; n) echo "converted --no-randomize" ;; esac; }
 
 # What a conversion shows differently from the a.out loader, on purpose or
-# because the kernel allows nothing else (README names each): these lines
+# because the kernel allows nothing else (docs/testing.md names each): these lines
 # of statedump are compared by the checks below, not line by line.
 #   eax..ebp      the loader left the exec caller's registers; the stub
 #                 clears them, as the ELF loader does

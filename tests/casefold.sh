@@ -70,7 +70,7 @@ touch -d '1 hour ago' "$tmp/in/Prog" "$tmp/in/prog"
 "$AOUT2ELF" -q "$tmp/in/Prog" "$tmp/Prog.elf"
 "$AOUT2ELF" -q "$tmp/in/prog" "$tmp/prog.elf"
 
-reason="under another name of the same file (a linked folder, or a file system that ignores case)"
+reason="under another name of the same file (a linked directory, or a file system that ignores case)"
 for j in 1 2; do
 	out=$mnt/out$j
 	run_capture "$tmp/j$j" "$AOUT2ELF" -q -j $j -r -O "$out" "$tmp/in"
@@ -88,7 +88,7 @@ done
 check "-j1: the first input in name order is the one converted" cmp -s "$tmp/Prog.elf" "$mnt/out1/Prog"
 # the rerun: both spellings exist now, each with its own inode number
 run_capture "$tmp/re" "$AOUT2ELF" -j 2 -r -O "$mnt/out1" "$tmp/in"
-check "a rerun: Prog up-to-date, prog still fails, naming it" sh -c "test \$(cat '$tmp/re.rc') = 1 && grep -qx 'aout2elf: $tmp/in/prog: would overwrite $mnt/out1/prog, which is also $mnt/out1/Prog, the output of $tmp/in/Prog (a linked folder, or a file system that ignores case)' '$tmp/re.err' && tail -1 '$tmp/re.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 0 skipped, 1 failed, '"
+check "a rerun: Prog up-to-date, prog still fails, naming it" sh -c "test \$(cat '$tmp/re.rc') = 1 && grep -qx 'aout2elf: $tmp/in/prog: would overwrite $mnt/out1/prog, which is also $mnt/out1/Prog, the output of $tmp/in/Prog (a linked directory, or a file system that ignores case)' '$tmp/re.err' && tail -1 '$tmp/re.err' | grep -q '^aout2elf: 0 converted, 1 up-to-date, 0 skipped, 1 failed, '"
 check "... and the file is still Prog's" cmp -s "$tmp/Prog.elf" "$mnt/out1/Prog"
 # one conversion whose OUTPUT is its INPUT spelt otherwise: refused, -f
 # or not, whichever spelling the file was made with

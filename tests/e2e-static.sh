@@ -508,7 +508,7 @@ for M in $MAGICS; do
 		traps 0 $'traps: ok\n' blockall
 	if [ "$probe" = "brk: trapped, dispatch" ]; then
 		# the a.out loader's sys_brk left brk alone when it refused a
-		# grow; only dispatch traps a grow past 64 KiB (see README)
+		# grow; only dispatch traps a grow past 64 KiB (see docs/design.md)
 		desc="$M: run traps refused (a grow past 64 KiB refused under ulimit -d 1024: brk stays; pages given back come back zero)"
 		run bash -c 'ulimit -d 1024 && exec "$0" refused' "$B/traps.$M"
 		expect "$desc" 0 $'traps: ok\n'
@@ -551,7 +551,7 @@ for M in $MAGICS; do
 		run env TRAPS_NO_DISPATCH=1 "$B/traps-norandom.$M" nested
 		expect "$M: run traps nested, converted with --no-randomize (the vDSO moved), under the filter" \
 			0 $'traps: ok\n'
-		# the filter and no_new_privs are inherited, as README says
+		# the filter and no_new_privs are inherited, as docs/security.md says
 		run env TRAPS_NO_DISPATCH=1 "$B/traps.$M" exec "$GREP" -E \
 			'^(NoNewPrivs|Seccomp):' /proc/self/status
 		expect "$M: run traps exec grep (the new program has the filter from the start)" \

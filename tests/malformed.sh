@@ -499,7 +499,7 @@ long=$(mkdir_len 1100)
 name=ok-lib-qmagic
 run "$AOUT2ELF" -L "$long" -L "$in/$name.lib" "$in/$name" "$spec/o"
 want_status 2
-want_err "aout2elf: $(realpath "$long"): the -L folders would be longer than 1024 bytes in all"
+want_err "aout2elf: $(realpath "$long"): the -L directories would be longer than 1024 bytes in all"
 want_absent "$spec/o"
 want_no_temp "$spec"
 conclude "-L folders of more than 1024 bytes: a usage error"

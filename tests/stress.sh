@@ -78,7 +78,7 @@ if command -v gdb >/dev/null 2>&1; then
 	check "gdb: a program whose calls are trapped runs to the end (traps $gdb_mode, handle SIGSYS nostop)" \
 		sh -c "grep -qx 'traps: ok' '$W/gdb3.out' && grep -q 'exited normally' '$W/gdb3.out'"
 	# a breakpoint on a trapped call, stepped over in place: the call stays
-	# trapped (README: displaced stepping runs it in the stub's range,
+	# trapped (docs/design.md: displaced stepping runs it in the stub's range,
 	# untrapped).  gdb stops once with a SIGTRAP in the stub's handler.
 	if ! grep -q 'No hardware breakpoint support' "$W/gdb2.out"; then
 		printf '%s\n' 'set displaced-stepping off' \

@@ -1422,7 +1422,7 @@ static void test_plan_add_libs_paths_too_long(void)
 	b[511] = 'b';
 	b[512] = 0;
 	CU_ASSERT_EQUAL(plan_add_libs(&f->p, &f->set, NULL, dirs, 2, &d), -1);
-	CHECK_MSG(&d, "the -L folders are longer than 1024 bytes in all");
+	CHECK_MSG(&d, "the -L directories are longer than 1024 bytes in all");
 
 	/* one folder: 1023 and its NUL fit, 1024 does not */
 	memset(a, 'a', 1023);
@@ -1434,11 +1434,11 @@ static void test_plan_add_libs_paths_too_long(void)
 	a[1024] = 0;
 	strcpy(d.msg, "");
 	CU_ASSERT_EQUAL(plan_add_libs(&f->p, &f->set, NULL, dirs, 1, &d), -1);
-	CHECK_MSG(&d, "the -L folders are longer than 1024 bytes in all");
+	CHECK_MSG(&d, "the -L directories are longer than 1024 bytes in all");
 	memset(a, 'a', 1099);
 	a[1099] = 0;
 	CU_ASSERT_EQUAL(plan_add_libs(&f->p, &f->set, NULL, dirs, 1, &d), -1);
-	CHECK_MSG(&d, "the -L folders are longer than 1024 bytes in all");
+	CHECK_MSG(&d, "the -L directories are longer than 1024 bytes in all");
 out:
 	fix_free(f);
 }
