@@ -35,6 +35,8 @@ int unit_libs_search_register(void);
 int unit_batch_register(void);
 int unit_oom_register(void);
 int unit_shared_libs_register(void);
+int unit_record_register(void);
+int unit_sha256_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have

@@ -78,7 +78,8 @@ int main(void)
 	    unit_elfwrite_register() || unit_output_register() ||
 	    unit_libs_register() || unit_libs_search_register() ||
 	    unit_batch_register() || unit_shared_libs_register() ||
-	    unit_oom_register()) {
+	    unit_oom_register() || unit_record_register() ||
+	    unit_sha256_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}
