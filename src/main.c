@@ -39,6 +39,7 @@ struct cli {
 	struct batch_options batch;
 	int verbose;
 	int info;       /* --info */
+	int json;       /* --json */
 	int jobs_given; /* -j */
 	int shared_libs; /* --shared-libs */
 	char **args;    /* the operands; for --exec, FILE and its ARGs */
@@ -50,7 +51,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: %s [OPTION]... INPUT OUTPUT\n"
 "  or:  %s [OPTION]... -O DIR INPUT...\n"
-"  or:  %s --info [OPTION]... FILE...\n"
+"  or:  %s --info [--json] [OPTION]... FILE...\n"
 "  or:  %s [OPTION]... --exec FILE [ARG]...\n"
 "Convert Linux i386 a.out executables (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
 "into ELF32 executables that run as they did under the a.out loader.\n"
@@ -63,7 +64,9 @@ static void usage(FILE *f)
 "  -j, --jobs N         with -O: convert N files at once (default: CPUs)\n"
 "      --report FILE    with -O: write a JSON report of every file\n"
 "      --info           describe each a.out FILE, its libraries and the load\n"
-"                         map of the converted program\n"
+"                         map of the converted program; or what a FILE\n"
+"                         aout2elf wrote was converted from, and how\n"
+"      --json           with --info: one JSON object per FILE\n"
 "      --exec FILE [ARG]...  convert FILE in memory and run it with ARGs\n"
 "  -L, --library-path DIR  look for ld.so and a.out libraries in DIR first\n"
 "                         (repeatable)\n"
@@ -190,6 +193,7 @@ static int exec_file_index(int argc, char **argv)
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
        OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS };
+enum { OPT_JSON = 300 };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -223,6 +227,9 @@ static int take_option(struct cli *c, int opt, const char *arg)
 		break;
 	case OPT_INFO:
 		c->info = 1;
+		break;
+	case OPT_JSON:
+		c->json = 1;
 		break;
 	case OPT_EXEC:
 		break; /* found by exec_file_index */
@@ -289,6 +296,8 @@ static int choose_mode(struct cli *c, int exec, int stray)
 		return usage_error("-r, -j and --report go with -O DIR");
 	if (!b->outdir && c->shared_libs)
 		return usage_error("--shared-libs goes with -O DIR");
+	if (c->json && !c->info)
+		return usage_error("--json goes with --info");
 	c->conv.shared_libs = c->shared_libs ? b->outdir : NULL;
 	if (exec) {
 		if (c->info || b->outdir)
@@ -336,6 +345,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "info", no_argument, NULL, OPT_INFO },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "exec", no_argument, NULL, OPT_EXEC },
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -395,14 +405,15 @@ static int convert(const char *src, const char *dst,
 	return 0;
 }
 
-static int info_files(char **files, int n, const struct conv_options *o)
+static int info_files(char **files, int n, const struct conv_options *o,
+		      int json)
 {
 	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
 		struct diag d;
 
-		if (info_file(stdout, files[i], o, &d)) {
+		if (info_file(stdout, files[i], o, json, &d)) {
 			diag_print(files[i], d.msg);
 			rc = EXIT_FAIL;
 		}
@@ -431,7 +442,7 @@ static int run(const struct cli *c)
 	case CLI_BATCH:
 		return batch_run(c->args, (size_t)c->nargs, &c->batch, &c->conv);
 	case CLI_INFO:
-		return info_files(c->args, c->nargs, &c->conv);
+		return info_files(c->args, c->nargs, &c->conv, c->json);
 	case CLI_EXEC:
 		return exec_program(c->args, &c->conv);
 	case CLI_HELP:

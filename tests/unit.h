@@ -37,6 +37,7 @@ int unit_oom_register(void);
 int unit_shared_libs_register(void);
 int unit_record_register(void);
 int unit_sha256_register(void);
+int unit_info_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have
