@@ -38,6 +38,7 @@ int unit_shared_libs_register(void);
 int unit_record_register(void);
 int unit_sha256_register(void);
 int unit_info_register(void);
+int unit_hint_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have
