@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "convert.h"
 #include "diag.h"
@@ -48,17 +47,22 @@ char *hint_command(const char *const words[], size_t n)
 	return s;
 }
 
-/* dir/name is a regular file */
-static int is_file(const char *dir, const char *name)
+/* dir/name is an a.out shared library: -L DIR would find it, and take it */
+static int is_library(const char *dir, const char *name)
 {
-	struct stat st;
+	struct input in;
+	struct diag d;
 	char *p;
 	int yes;
 
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return 0;
-	yes = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	yes = input_read(p, &in, &d) == 0;
 	free(p);
+	if (yes) {
+		yes = conv_is_shared_library(in.buf, in.size);
+		input_free(&in);
+	}
 	return yes;
 }
 
@@ -78,7 +82,7 @@ char *hint_find_lib(const char *prog, const char *name)
 
 		if (asprintf(&dir, "%.*s%s", dirlen, slash ? prog : ".", tails[i]) < 0)
 			return NULL;
-		if (is_file(dir, base))
+		if (is_library(dir, base))
 			return *dir ? dir : (free(dir), strdup("/"));
 		free(dir);
 	}

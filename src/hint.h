@@ -14,8 +14,8 @@
 char *hint_command(const char *const words[], size_t n);
 
 /*
- * Where near the program prog a library named name (its last component)
- * lies, as a directory for -L: prog's directory, its lib/, or ../lib
+ * Where near the program prog an a.out shared library named name (its
+ * last component) lies, as a directory for -L: prog's directory, its lib/, or ../lib
  * beside it, spelled from prog as given (malloc'ed); NULL if in none.
  */
 char *hint_find_lib(const char *prog, const char *name);

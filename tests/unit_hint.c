@@ -26,12 +26,17 @@ static void test_command(void)
 	free(s);
 }
 
-/* A file named name in dir, for hint_find_lib to find. */
+/* An a.out shared library named name in dir, for hint_find_lib to find. */
 static void put_lib(const char *dir, const char *name)
 {
 	char *p = unit_path(dir, name);
+	struct aoutgen_spec spec;
+	struct aoutgen g;
 
-	CU_ASSERT_EQUAL(unit_write_file(p, "x", 1, 0644), 0);
+	aoutgen_library(&spec, 0x60000000);
+	aoutgen_build(&spec, &g);
+	CU_ASSERT_EQUAL(unit_write_file(p, g.buf, g.size, 0644), 0);
+	aoutgen_free(&g);
 	free(p);
 }
 
@@ -67,9 +72,15 @@ static void test_find_lib(void)
 	found = hint_find_lib(prog, "libc.so.4");
 	CHECK_STR(found, bin);
 	free(found);
-	/* a directory by that name is no library; a name ending in '/' none */
+	/*
+	 * a directory by that name is no library, nor a file that is none
+	 * (a symbolic link kept as text); a name ending in '/' names none
+	 */
 	p = unit_path(binlib, "libm.so.4");
 	CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+	free(p);
+	p = unit_path(bin, "libm.so.4");
+	CU_ASSERT_EQUAL(unit_write_file(p, "libm.so.4.4.1\n", 14, 0644), 0);
 	free(p);
 	CU_ASSERT_PTR_NULL(hint_find_lib(prog, "libm.so.4"));
 	CU_ASSERT_PTR_NULL(hint_find_lib(prog, "/lib/"));
