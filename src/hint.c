@@ -28,8 +28,9 @@ char *hint_command(const char *const words[], size_t n)
 	size_t len = 1;
 	char *s, *at;
 
+	/* quoted, a byte takes 4 at most ("\ooo", or "'\''"), and "$''" 3 more */
 	for (size_t i = 0; i < n; i++)
-		len += DIAG_NAME_MAX + 1;
+		len += 4 * strlen(words[i]) + 4;
 	s = malloc(len);
 	if (!s)
 		return NULL;
@@ -41,7 +42,7 @@ char *hint_command(const char *const words[], size_t n)
 		if (plain_word(words[i]))
 			memcpy(at, words[i], strlen(words[i]) + 1);
 		else
-			diag_quote(at, DIAG_NAME_MAX, words[i]);
+			diag_quote(at, len - (size_t)(at - s), words[i]);
 		at += strlen(at);
 	}
 	return s;
