@@ -24,6 +24,7 @@
 #include "shared_libs.h"
 #include "elfwrite.h"
 #include "filecap.h"
+#include "record.h"
 #include "stub_image.h"
 #include "uselib_sites.h"
 
@@ -231,8 +232,10 @@ char *conv_comment(const struct conv_options *o)
 	return c;
 }
 
-/* room for " (NAME, SIZE bytes, modified SEC.NSEC, hash HASH)" */
-#define EMBEDS_TAIL (104 + STUB_LIB_NAME)
+/* room for " (NAME, SIZE bytes, modified DATE, hash HASH)" */
+#define EMBEDS_TAIL (64 + RECORD_TIME_MAX + STUB_LIB_NAME)
+/* room for "from FORMAT (SIZE bytes, sha256 HEX)" */
+#define FROM_MAX (48 + SHA256_HEX)
 
 /* Whether conv_file_comment records j's library i: carried or shared. */
 static int recorded(const struct conv_options *o, const struct conv_job *j, size_t i)
@@ -244,7 +247,8 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 			size_t *size)
 {
 	char *head = conv_comment(o), *c;
-	size_t len = head ? strlen(head) + 1 : 0;
+	size_t len = head ? strlen(head) + 1 + FROM_MAX : 0;
+	char sha[SHA256_HEX];
 
 	for (size_t i = 0; head && i < j->p.nlibs; i++)
 		if (recorded(o, j, i))
@@ -256,22 +260,25 @@ char *conv_file_comment(const struct conv_options *o, const struct conv_job *j,
 		return NULL;
 	}
 	*size = strlen(c) + 1;
+	sha256_hex(j->in.buf, j->in.size, sha);
+	record_from_write(c + *size, FROM_MAX, aout_magic_name(j->a.magic),
+			  j->in.size, sha);
+	*size += strlen(c + *size) + 1;
 	for (size_t i = 0; i < j->p.nlibs; i++) {
 		const struct lib *l = &j->libs.libs[i];
 		int embeds = j->p.libs[i].embedded;
-		char hash[17] = "";
+		char hash[17] = "", date[RECORD_TIME_MAX];
 
 		if (!recorded(o, j, i))
 			continue;
 		if (!embeds)
 			shared_libs_hash(l->in.buf, l->in.size, hash);
+		record_time_iso(date, &l->in.st.st_mtim);
 		*size += (size_t)sprintf(c + *size,
-					 "%s%s (%s, %llu bytes, modified %lld.%09ld%s%s)",
+					 "%s%s (%s, %llu bytes, modified %s%s%s)",
 					 embeds ? CONV_EMBEDS : CONV_SHARES, l->path,
 					 l->name, (unsigned long long)l->in.st.st_size,
-					 (long long)l->in.st.st_mtim.tv_sec,
-					 (long)l->in.st.st_mtim.tv_nsec,
-					 embeds ? "" : ", hash ", hash) +
+					 date, embeds ? "" : ", hash ", hash) +
 			 1;
 	}
 	return c;
@@ -281,9 +288,8 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 {
 	const char *tail = strrchr(s, '(');
 	unsigned long long bytes;
-	long long sec;
-	long nsec;
-	int end = -1;
+	size_t date;
+	int at = -1, end = -1;
 
 	_Static_assert(sizeof e->name == 32, "the %31[^,] below fills e->name");
 	_Static_assert(sizeof CONV_EMBEDS == sizeof CONV_SHARES, "one length");
@@ -294,22 +300,23 @@ int conv_embeds_parse(const char *s, struct conv_embedded *e)
 	if ((!e->shared && strncmp(s, CONV_EMBEDS, strlen(CONV_EMBEDS)) != 0) || !tail ||
 	    tail < s + strlen(CONV_EMBEDS) + 2 || tail[-1] != ' ')
 		return -1;
-	int got = e->shared ? sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld, "
-					   "hash %16[0-9a-f])%n",
-				     e->name, &bytes, &sec, &nsec, e->hash, &end) - 1 :
-			      sscanf(tail, "(%31[^,], %llu bytes, modified %lld.%9ld)%n",
-				     e->name, &bytes, &sec, &nsec, &end);
-
-	if (got != 4 || end < 0 || tail[end] || nsec < 0 ||
-	    (e->shared && strlen(e->hash) != 16))
+	/* "(NAME, SIZE bytes, modified DATE" then ")" or ", hash HASH)" */
+	if (sscanf(tail, "(%31[^,], %llu bytes, modified %n", e->name, &bytes, &at) != 2 ||
+	    at < 0 || !(date = record_time_parse(tail + at, &e->mtime)))
 		return -1;
+	tail += at + date;
+	if (e->shared)
+		sscanf(tail, ", hash %16[0-9a-f])%n", e->hash, &end);
+	else
+		end = *tail == ')' ? 1 : -1;
+	if (end < 0 || tail[end] || (e->shared && strlen(e->hash) != 16))
+		return -1;
+	tail = strrchr(s, '(');
 	e->path = strndup(s + strlen(CONV_EMBEDS),
 			  (size_t)(tail - 1 - (s + strlen(CONV_EMBEDS))));
 	if (!e->path)
 		return -1;
 	e->size = bytes;
-	e->mtime.tv_sec = (time_t)sec;
-	e->mtime.tv_nsec = nsec;
 	return 0;
 }
 
@@ -337,6 +344,9 @@ int conv_converted_alike(const char *path, const char *comment,
 		struct stat lib;
 		struct conv_embedded l;
 
+		/* the a.out's record: its date and bytes are the input's to judge */
+		if (!strncmp(c + at, RECORD_FROM, strlen(RECORD_FROM)))
+			continue;
 		yes = conv_embeds_parse(c + at, &l) == 0 && stat(l.path, &lib) == 0 &&
 		      (uint64_t)lib.st_size == l.size &&
 		      lib.st_mtim.tv_sec == l.mtime.tv_sec &&

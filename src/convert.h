@@ -81,10 +81,11 @@ struct conv_job {
 
 /*
  * The whole .comment of j's output (malloc'ed, *size bytes; NULL without
- * memory): conv_comment's string, then one string per library the output
- * carries, "embeds PATH (NAME, SIZE bytes, modified SEC.NSEC)": where the
- * search for NAME found it, and the size and date it had when it was
- * read.  A batch rerun converts again an output whose library is gone
+ * memory): conv_comment's string, then the a.out's, "from FORMAT (SIZE
+ * bytes, sha256 HEX)" (record.h), then one string per library the output
+ * carries, "embeds PATH (NAME, SIZE bytes, modified DATE)": where the
+ * search for NAME found it, and the size and date (ISO 8601, UTC, to the
+ * nanosecond; SEC.NSEC in older records, read as well) it had when read.  A batch rerun converts again an output whose library is gone
  * from PATH, has another size or date there (replaced, even by an older
  * copy), or would now be found before PATH (libs_shadowed).
  */

@@ -8,6 +8,7 @@
 #include "info.h"
 #include "elfwrite.h"
 #include "input.h"
+#include "record.h"
 #include "stub_abi.h"
 #include "stub_image.h"
 #include "uselib_sites.h"
@@ -253,8 +254,53 @@ void info_print_library(FILE *out, const char *name, const struct aout *a)
 	}
 }
 
+void info_print_converted(FILE *out, const char *name, const struct record *r)
+{
+	fprintf(out, "%s:\n", shell_name(name));
+	if (!r->version[0]) {
+		fprintf(out, "  Converted by:     aout2elf (its .comment record is "
+			     "missing or unreadable)\n");
+		return;
+	}
+	fprintf(out, "  Converted by:     aout2elf %s\n", r->version);
+	fprintf(out, "  Options:          %s\n",
+		r->options[0] ? shell_name(r->options) : "none");
+	if (r->has_from)
+		fprintf(out, "  Converted from:   %s a.out, %llu bytes, sha256 %s\n",
+			r->from.format, (unsigned long long)r->from.size,
+			r->from.sha256);
+	else
+		fprintf(out, "  Converted from:   not recorded (by an older aout2elf)\n");
+	if (!r->nlibs)
+		fprintf(out, "  Libraries:        none carried\n");
+	for (size_t i = 0; i < r->nlibs; i++) {
+		const struct conv_embedded *l = &r->libs[i];
+		char date[RECORD_TIME_MAX];
+
+		record_time_iso(date, &l->mtime);
+		fprintf(out, "  %s %s, from %s (%llu bytes, modified %s)\n",
+			l->shared ? "Shares:          " : "Embeds:          ",
+			l->name, shell_name(l->path), (unsigned long long)l->size, date);
+	}
+}
+
+/* path on out if aout2elf wrote it; -1 if it did not. */
+static int print_if_converted(FILE *out, const char *path, int json)
+{
+	struct record r;
+
+	if (record_read(path, &r) < 0)
+		return -1;
+	if (json)
+		info_json_converted(out, path, &r);
+	else
+		info_print_converted(out, path, &r);
+	record_free(&r);
+	return 0;
+}
+
 /* path on out if it is an a.out shared library; -1 if it is none. */
-static int print_if_library(FILE *out, const char *path)
+static int print_if_library(FILE *out, const char *path, int json)
 {
 	struct input in;
 	struct aout a;
@@ -265,7 +311,10 @@ static int print_if_library(FILE *out, const char *path)
 		return -1;
 	if (aout_parse_kind(in.buf, in.size, AOUT_SHLIB, &a, &d) == 0) {
 		if (libs_is_library(&a)) {
-			info_print_library(out, path, &a);
+			if (json)
+				info_json_library(out, path, &in, &a);
+			else
+				info_print_library(out, path, &a);
 			rc = 0;
 		}
 		aout_free(&a);
@@ -275,13 +324,20 @@ static int print_if_library(FILE *out, const char *path)
 }
 
 int info_file(FILE *out, const char *path, const struct conv_options *o,
-	      struct diag *d)
+	      int json, struct diag *d)
 {
 	struct conv_job j;
 
 	if (conv_load(path, o, 1, &j, d))
-		return print_if_library(out, path);
-	/* the sites as the conversion would rewrite them, to count them */
+		return print_if_converted(out, path, json) == 0 ? 0 :
+		       print_if_library(out, path, json);
+	if (json) {
+		info_json_program(out, path, &j.in, &j.a, &j.p, &j.libs);
+		conv_job_free(&j);
+		return 0;
+	}
+	/* the sites as the conversion would rewrite them, to count them
+	 * (in j's copy of the input: after the JSON's sha256 of it) */
 	if (uselib_sites_patch(&j, stub_image, stub_image_size, d)) {
 		conv_job_free(&j);
 		return -1;

@@ -24,6 +24,7 @@
 #include "batch.h"
 #include "convert.h"
 #include "debug.h"
+#include "hint.h"
 #include "info.h"
 #include "output.h"
 
@@ -42,23 +43,28 @@ struct cli {
 	struct batch_options batch;
 	int verbose;
 	int info;       /* --info */
+	int json;       /* --json */
 	int jobs_given; /* -j */
 	int shared_libs; /* --shared-libs */
 	int gdb;         /* --gdb: --exec under gdb */
 	char **args;    /* the operands; for --exec, FILE and its ARGs */
 	int nargs;
+	char *output;   /* INPUT.elf, where OUTPUT is not given (malloc'ed) */
+	char **argv;    /* the whole command line, for the commands hints give */
+	int argc;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: %s [OPTION]... INPUT OUTPUT\n"
+"Usage: %s [OPTION]... INPUT [OUTPUT]\n"
 "  or:  %s [OPTION]... -O DIR INPUT...\n"
-"  or:  %s --info [OPTION]... FILE...\n"
+"  or:  %s --info [--json] [OPTION]... FILE...\n"
 "  or:  %s [OPTION]... --exec FILE [ARG]...\n"
 "  or:  %s [OPTION]... --gdb FILE [ARG]...\n"
 "Convert Linux i386 a.out executables (OMAGIC, NMAGIC, ZMAGIC, QMAGIC)\n"
 "into ELF32 executables that run as they did under the a.out loader.\n"
+"OUTPUT is INPUT.elf when not given.\n"
 "\n"
 "  -f, --force          replace OUTPUT if it exists; in batch mode, convert\n"
 "                         even when OUTPUT is newer than INPUT, and replace\n"
@@ -68,7 +74,9 @@ static void usage(FILE *f)
 "  -j, --jobs N         with -O: convert N files at once (default: CPUs)\n"
 "      --report FILE    with -O: write a JSON report of every file\n"
 "      --info           describe each a.out FILE, its libraries and the load\n"
-"                         map of the converted program\n"
+"                         map of the converted program; or what a FILE\n"
+"                         aout2elf wrote was converted from, and how\n"
+"      --json           with --info: one JSON object per FILE\n"
 "      --exec FILE [ARG]...  convert FILE in memory and run it with ARGs\n"
 "      --gdb FILE [ARG]...   start gdb on FILE (converted first if it is an\n"
 "                         a.out), stopped at its a.out entry point\n"
@@ -113,13 +121,61 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
+/*
+ * "aout2elf: NAME: WHAT: COMMAND": a fix, and the command line that makes
+ * it (words[0] is aout2elf).
+ */
+static void hint_print(const char *name, const char *what,
+		       const char *const words[], size_t n)
+{
+	char *command = hint_command(words, n), *msg = NULL;
+
+	if (command && asprintf(&msg, "%s: %s", what, command) < 0)
+		msg = NULL;
+	diag_print(name, msg ? msg : what);
+	free(msg);
+	free(command);
+}
+
+/*
+ * This command line again with more options in front (words[0] is
+ * aout2elf): printed as hint_print prints.
+ */
+static void hint_rerun(const struct cli *c, const char *name, const char *what,
+		       const char *const more[], size_t nmore)
+{
+	const char **words = malloc(sizeof *words * (nmore + (size_t)c->argc));
+	size_t n = 0;
+
+	if (!words) {
+		diag_print(name, what);
+		return;
+	}
+	words[n++] = progname;
+	for (size_t i = 0; i < nmore; i++)
+		words[n++] = more[i];
+	for (int i = 1; i < c->argc; i++)
+		words[n++] = c->argv[i];
+	hint_print(name, what, words, n);
+	free(words);
+}
+
+/* "aout2elf: DIR: -L: REASON": which option the name came with */
+static void option_error(const char *dir, const char *option, const char *reason)
+{
+	char msg[sizeof ((struct diag *)0)->msg];
+
+	snprintf(msg, sizeof msg, "%s: %s", option, reason);
+	diag_print(dir, msg);
+}
+
 /* -L folders become absolute: the program may look in them from anywhere. */
 static int add_libdir(struct conv_options *o, const char *dir)
 {
 	char *abs = realpath(dir, NULL);
 
 	if (!abs) {
-		diag_print(dir, strerror(errno));
+		option_error(dir, "-L", strerror(errno));
 		return -1;
 	}
 	/* the converted program keeps the folders as one ':'-separated list */
@@ -161,7 +217,7 @@ static int set_sysroot(struct conv_options *o, const char *dir)
 	struct stat st;
 
 	if (!abs || stat(abs, &st) != 0) {
-		diag_print(dir, strerror(errno));
+		option_error(dir, "--sysroot", strerror(errno));
 		free(abs);
 		return -1;
 	}
@@ -206,7 +262,7 @@ static int exec_file_index(int argc, char **argv)
 
 enum { OPT_INFO = 256, OPT_NOEXECSTACK, OPT_NO_EMBED, OPT_DIRECT,
        OPT_REPORT, OPT_EXEC, OPT_NORANDOM, OPT_SYSROOT, OPT_SHARED_LIBS,
-       OPT_SETCAP, OPT_KEEP_RAWIO, OPT_GDB };
+       OPT_SETCAP, OPT_KEEP_RAWIO, OPT_GDB, OPT_JSON };
 
 /* One option from getopt_long into c: 0, or EXIT_USAGE. */
 static int take_option(struct cli *c, int opt, const char *arg)
@@ -240,6 +296,9 @@ static int take_option(struct cli *c, int opt, const char *arg)
 		break;
 	case OPT_INFO:
 		c->info = 1;
+		break;
+	case OPT_JSON:
+		c->json = 1;
 		break;
 	case OPT_EXEC:
 		break; /* found by exec_file_index */
@@ -315,6 +374,8 @@ static int choose_mode(struct cli *c, int exec, int stray)
 		return usage_error("-r, -j and --report go with -O DIR");
 	if (!b->outdir && c->shared_libs)
 		return usage_error("--shared-libs goes with -O DIR");
+	if (c->json && !c->info)
+		return usage_error("--json goes with --info");
 	c->conv.shared_libs = c->shared_libs ? b->outdir : NULL;
 	if (c->conv.setcap && (exec || c->info))
 		return usage_error("--setcap goes with an OUTPUT file, not --exec or --info");
@@ -350,14 +411,65 @@ static int choose_mode(struct cli *c, int exec, int stray)
 		c->mode = CLI_BATCH;
 		return 0;
 	}
-	if (c->nargs < 2)
-		return usage_error(c->nargs ? "missing OUTPUT operand" :
-					      "missing INPUT and OUTPUT operands");
+	if (c->nargs < 1)
+		return usage_error("missing INPUT operand");
 	if (c->nargs > 2)
 		return usage_error("too many operands (INPUT OUTPUT, or -O DIR "
 				   "INPUT...)");
+	if (c->nargs == 1) {
+		if (asprintf(&c->output, "%s.elf", c->args[0]) < 0) {
+			c->output = NULL;
+			diag_print(NULL, "out of memory");
+			return EXIT_FAIL;
+		}
+	}
 	c->mode = CLI_CONVERT;
 	return 0;
+}
+
+/*
+ * "--exec -L DIR prog": FILE is an option, and no file; the options after
+ * --exec belong before it.  Says so with the command meant (exit 2), or
+ * returns 0 where that is not the case.
+ */
+static int options_after_exec(int argc, char **argv, int exec_at,
+			      const struct option *longopts, const char *shortopts)
+{
+	struct stat st;
+	char stop_at_operand[32];
+	int end, err = opterr, opt, bad = 0;
+
+	if (argv[exec_at][0] != '-' || !strcmp(argv[exec_at], "--") ||
+	    lstat(argv[exec_at], &st) == 0)
+		return 0;
+	/* where they end: getopt over them ("--exec" in argv[0]'s place) */
+	snprintf(stop_at_operand, sizeof stop_at_operand, "+%s", shortopts);
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc - exec_at + 1, argv + exec_at - 1,
+				  stop_at_operand, longopts, NULL)) != -1)
+		bad |= opt == '?' || opt == ':';
+	end = exec_at - 1 + optind;
+	opterr = err;
+	if (bad || end >= argc || !strcmp(argv[end - 1], "--"))
+		return 0;
+
+	/* aout2elf, the options before --exec, those after it, --exec FILE ARG... */
+	const char **words = malloc(sizeof *words * (size_t)argc);
+	size_t n = 0;
+
+	if (!words)
+		return 0;
+	for (int i = 0; i < exec_at - 1; i++)
+		words[n++] = argv[i];
+	for (int i = exec_at; i < end; i++)
+		words[n++] = argv[i];
+	words[n++] = argv[exec_at - 1];
+	for (int i = end; i < argc; i++)
+		words[n++] = argv[i];
+	hint_print(argv[exec_at], "options go before --exec FILE", words, n);
+	free(words);
+	return EXIT_USAGE;
 }
 
 /* argv into c: 0, or the exit status of a usage error. */
@@ -370,6 +482,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "info", no_argument, NULL, OPT_INFO },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "exec", no_argument, NULL, OPT_EXEC },
 		{ "gdb", no_argument, NULL, OPT_GDB },
 		{ "library-path", required_argument, NULL, 'L' },
@@ -388,6 +501,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "fO:rj:qsvhVL:";
 	int exec_at = exec_file_index(argc, argv);
 	int nopts = exec_at ? exec_at : argc;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -397,7 +511,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	/* getopt's own messages begin with argv[0]: "aout2elf:", as ours do */
 	if (argc > 0)
 		argv[0] = (char *)progname;
-	while ((opt = getopt_long(nopts, argv, "fO:rj:qsvhVL:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(nopts, argv, shortopts, longopts, NULL)) != -1) {
 		int rc = take_option(c, opt, optarg);
 
 		/* -h and -V end the parsing: what follows them is not looked at */
@@ -408,22 +522,64 @@ static int parse(int argc, char **argv, struct cli *c)
 	umask(c->conv.umask_bits);
 	c->args = argv + (exec_at ? exec_at : optind);
 	c->nargs = argc - (exec_at ? exec_at : optind);
+	c->argv = argv;
+	c->argc = argc;
+	if (exec_at && exec_at < argc &&
+	    options_after_exec(argc, argv, exec_at, longopts, shortopts))
+		return EXIT_USAGE;
 	return choose_mode(c, exec_at != 0, exec_at && optind != exec_at);
 }
 
-static int convert(const char *src, const char *dst,
-		   const struct conv_options *o, int verbose)
+/* Why src could not be converted into dst, with the command that fixes it. */
+static void convert_failed(const struct cli *c, const char *src, const char *dst,
+			   const struct conv_result *r)
 {
+	const char **more;
+	struct stat st;
+	size_t n;
+
+	if (r->reason_is_output && stat(dst, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* the options as given (getopt put them first), then -O DIR INPUT */
+		int nopts = (int)(c->args - c->argv);
+		const char **words = malloc(sizeof *words * ((size_t)nopts + 3));
+
+		if (!words) {
+			diag_print(dst, r->reason);
+			return;
+		}
+		memcpy(words, c->argv, sizeof *words * (size_t)nopts);
+		words[0] = progname;
+		words[nopts] = "-O";
+		words[nopts + 1] = dst;
+		words[nopts + 2] = src;
+		hint_print(dst, "is a directory; to convert into it", words,
+			   (size_t)nopts + 3);
+		free(words);
+	} else if (r->reason_is_output && !c->conv.force && strstr(r->reason, "use -f")) {
+		hint_rerun(c, dst, "already exists; to replace it",
+			   (const char *[]){ "-f" }, 1);
+	} else if (!r->reason_is_output &&
+		   (more = hint_libdirs(src, &c->conv, &n)) != NULL) {
+		hint_rerun(c, src, r->reason, more, n);
+		hint_libdirs_free(more, n);
+	} else {
+		diag_print(r->reason_is_output ? dst : src, r->reason);
+	}
+}
+
+static int convert(const struct cli *c, const char *src, const char *dst)
+{
+	const struct conv_options *o = &c->conv;
 	struct conv_result r;
 
 	if (conv_file(src, dst, o, &r)) {
-		diag_print(r.reason_is_output ? dst : src, r.reason);
+		convert_failed(c, src, dst, &r);
 		return EXIT_FAIL;
 	}
 	if (r.warning)
 		fputs(r.warning, stderr); /* whole lines, prefixed */
 	free(r.warning);
-	if (verbose) {
+	if (c->verbose) {
 		char what[sizeof r.format + 40];
 
 		conv_describe(what, sizeof what, &r, o->plan.no_embed_libs);
@@ -432,14 +588,15 @@ static int convert(const char *src, const char *dst,
 	return 0;
 }
 
-static int info_files(char **files, int n, const struct conv_options *o)
+static int info_files(char **files, int n, const struct conv_options *o,
+		      int json)
 {
 	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
 		struct diag d;
 
-		if (info_file(stdout, files[i], o, &d)) {
+		if (info_file(stdout, files[i], o, json, &d)) {
 			diag_print(files[i], d.msg);
 			rc = EXIT_FAIL;
 		}
@@ -464,11 +621,11 @@ static int run(const struct cli *c)
 		output_remove_temp_on_signals();
 	switch (c->mode) {
 	case CLI_CONVERT:
-		return convert(c->args[0], c->args[1], &c->conv, c->verbose);
+		return convert(c, c->args[0], c->output ? c->output : c->args[1]);
 	case CLI_BATCH:
 		return batch_run(c->args, (size_t)c->nargs, &c->batch, &c->conv);
 	case CLI_INFO:
-		return info_files(c->args, c->nargs, &c->conv);
+		return info_files(c->args, c->nargs, &c->conv, c->json);
 	case CLI_EXEC:
 		return exec_program(c->args, &c->conv);
 	case CLI_GDB:
@@ -493,6 +650,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c.conv.nlibdirs; i++)
 		free((char *)c.conv.libdirs[i]);
 	free((char *)c.conv.sysroot);
+	free(c.output);
 	/* --help, --version, --info and -v write there: a lost line is an error */
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -29,15 +29,57 @@ if [ -w /dev/full ]; then
 else
 	skip "no /dev/full: a standard output that cannot be written"
 fi
-for args in "" "one" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" \
+for args in "" "a b c" "--bogus" "-j 0 -O d x" "-r x y" "--info" "--exec" \
 	"--report r x y" "--info -O d x" "-O d" "-O d --exec x" "--info --exec x" \
-	"x --exec y" "-j 2 --exec x" "--report r --exec x" "-r --exec x"; do
+	"x --exec y" "-j 2 --exec x" "--report r --exec x" "-r --exec x" "--json x" \
+	"--json -O d x"; do
 	# shellcheck disable=SC2086
 	run_capture "$W/u" "$AOUT2ELF" $args
 	check "usage error '$args' exits 2 and points at --help" sh -c "test \$(cat '$W/u.rc') = 2 && grep -q -- '--help' '$W/u.err' && test ! -s '$W/u.out'"
 done
 run_capture "$W/u" "$AOUT2ELF" -L "$W/no-such-folder" "$hello" "$W/l.elf"
 check "-L with a missing folder exits 2 with one line naming it, and writes nothing" sh -c "test \$(cat '$W/u.rc') = 2 && test \$(wc -l < '$W/u.err') = 1 && grep -q '^aout2elf: $W/no-such-folder: ' '$W/u.err' && test ! -e '$W/l.elf'"
+check "... and names -L" test "$(cat "$W/u.err")" = "aout2elf: $W/no-such-folder: -L: No such file or directory"
+
+# --- messages that give the command that fixes what they say ---
+mkdir -p "$W/fix/bin" "$W/fix/lib" "$W/fix/out dir"
+cp "$hello" "$W/fix/bin/hello"
+cp "$TESTDATA/dyn.qmagic.aout" "$W/fix/bin/dyn"
+cp "$TESTDATA/libtiny.so.1" "$W/fix/lib/"
+# INPUT alone: INPUT.elf beside it, never over anything without -f
+run_capture "$W/fix1" "$AOUT2ELF" "$W/fix/bin/hello"
+check "INPUT alone writes INPUT.elf beside it" sh -c "test \$(cat '$W/fix1.rc') = 0 && test ! -s '$W/fix1.err' && test \"\$('$W/fix/bin/hello.elf')\" = 'hello from a.out' && cmp -s '$hello' '$W/fix/bin/hello'"
+run_capture "$W/fix2" "$AOUT2ELF" -s "$W/fix/bin/hello"
+check "INPUT.elf exists: exit 1, one line with the command that replaces it" sh -c "test \$(cat '$W/fix2.rc') = 1 && test \"\$(cat '$W/fix2.err')\" = 'aout2elf: $W/fix/bin/hello.elf: already exists; to replace it: aout2elf -f -s $W/fix/bin/hello'"
+# OUTPUT a directory: -O
+run_capture "$W/fix3" "$AOUT2ELF" -s "$W/fix/bin/hello" "$W/fix/out dir"
+check "OUTPUT a directory: exit 1, the -O command, the name quoted" sh -c "test \$(cat '$W/fix3.rc') = 1 && test \"\$(cat '$W/fix3.err')\" = \"aout2elf: $W/fix/out dir: is a directory; to convert into it: aout2elf -s -O '$W/fix/out dir' $W/fix/bin/hello\""
+# a library not found, in ../lib beside the program: the -L that finds it
+run_capture "$W/fix4" "$AOUT2ELF" "$W/fix/bin/dyn" "$W/fix/dyn.elf"
+check "a library not found but near: exit 1, one line ending in the command with -L" sh -c "test \$(cat '$W/fix4.rc') = 1 && test \$(wc -l < '$W/fix4.err') = 1 && grep -q '^aout2elf: $W/fix/bin/dyn: needs the a.out library libtiny.so.1, not found in .*: aout2elf -L $W/fix/bin/../lib $W/fix/bin/dyn $W/fix/dyn.elf\$' '$W/fix4.err' && test ! -e '$W/fix/dyn.elf'"
+run_capture "$W/fix5" sh -c "eval \"\$(sed 's/.*: aout2elf /\"\$0\" /' '$W/fix4.err')\"" "$AOUT2ELF"
+check "... and that command converts it" sh -c "test \$(cat '$W/fix5.rc') = 0 && readelf -p .comment '$W/fix/dyn.elf' | grep -qF 'embeds $W/fix/lib/libtiny.so.1 (libtiny.so.1, '"
+mv "$W/fix/lib/libtiny.so.1" "$W/fix/libtiny.so.x"
+run_capture "$W/fix6" "$AOUT2ELF" "$W/fix/bin/dyn" "$W/fix/dyn2.elf"
+check "a library nowhere near: the command with -L DIR" sh -c "test \$(cat '$W/fix6.rc') = 1 && grep -q ': aout2elf -L DIR $W/fix/bin/dyn $W/fix/dyn2.elf\$' '$W/fix6.err'"
+# options after --exec FILE belong before it
+run_capture "$W/fix7" "$AOUT2ELF" -q --exec --no-randomize -L "$W/fix/lib" "$W/fix/bin/hello" a "b c"
+check "options after --exec: exit 2, one line with the command meant" sh -c "test \$(cat '$W/fix7.rc') = 2 && test \"\$(cat '$W/fix7.err')\" = \"aout2elf: --no-randomize: options go before --exec FILE: aout2elf -q --no-randomize -L $W/fix/lib --exec $W/fix/bin/hello a 'b c'\" && test ! -s '$W/fix7.out'"
+run_capture "$W/fix8" "$AOUT2ELF" --exec --bogus "$W/fix/bin/hello"
+check "... but not for an option aout2elf does not know" sh -c "test \$(cat '$W/fix8.rc') = 1 && test \"\$(cat '$W/fix8.err')\" = 'aout2elf: --bogus: No such file or directory'"
+
+# --- --info of a converted program, --info --json ---
+run_capture "$W/inf1" "$AOUT2ELF" --info "$W/fix/dyn.elf"
+sha=$(sha256sum <"$TESTDATA/dyn.qmagic.aout" | cut -d' ' -f1)
+size=$(wc -c <"$TESTDATA/dyn.qmagic.aout")
+check "--info of a converted program: by what, from what, with which library" sh -c "test \$(cat '$W/inf1.rc') = 0 && grep -qxE '  Converted by: +aout2elf [0-9.]+' '$W/inf1.out' && grep -qxE '  Options: +-L $W/fix/lib' '$W/inf1.out' && grep -qxE '  Converted from: +QMAGIC a.out, $size bytes, sha256 $sha' '$W/inf1.out' && grep -qE '^  Embeds: +libtiny.so.1, from $W/fix/lib/libtiny.so.1 \\([0-9]+ bytes, modified [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{9}Z\\)\$' '$W/inf1.out'"
+run_capture "$W/inf2" "$AOUT2ELF" --info --json "$TESTDATA/dyn.qmagic.aout" "$W/fix/dyn.elf" "$W/fix/libtiny.so.x"
+check "--info --json: one object a line, the a.out's sha256 in both" sh -c "test \$(cat '$W/inf2.rc') = 0 && test \$(wc -l < '$W/inf2.out') = 3 && test \$(grep -c '\"sha256\": \"$sha\"' '$W/inf2.out') = 2 && grep -q '^{\"file\": \"$W/fix/dyn.elf\", \"kind\": \"converted\", \"format\": \"QMAGIC\", \"size\": $size, ' '$W/inf2.out' && grep -q '\"kind\": \"library\"' '$W/inf2.out'"
+if command -v python3 >/dev/null; then
+	check "--info --json prints JSON" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$W/inf2.out"
+else
+	skip "no python3: --info --json read as JSON"
+fi
 # getopt's own messages name the tool as ours do, however it was started
 run_capture "$W/bogus" "$(cd "$(dirname "$AOUT2ELF")" && pwd)/$(basename "$AOUT2ELF")" --bogus
 check "an unknown option: 'aout2elf: unrecognized option', however the tool was started" sh -c "test \$(cat '$W/bogus.rc') = 2 && test \"\$(head -1 '$W/bogus.err')\" = \"aout2elf: unrecognized option '--bogus'\""

@@ -388,7 +388,7 @@ cp "$spec/exists" "$spec/exists.orig"
 
 run "$AOUT2ELF" "$spec/in" "$spec/exists"
 want_status 1
-want_err "aout2elf: $spec/exists: already exists (use -f to replace it)"
+want_err "aout2elf: $spec/exists: already exists; to replace it: aout2elf -f $spec/in $spec/exists"
 want_no_stdout
 want_same "$spec/exists.orig" "$spec/exists"
 want_no_temp "$spec"
@@ -411,7 +411,7 @@ conclude "-f replaces an existing OUTPUT"
 ln -s nowhere "$spec/dangling"
 run "$AOUT2ELF" "$spec/in" "$spec/dangling"
 want_status 1
-want_err "aout2elf: $spec/dangling: already exists (use -f to replace it)"
+want_err "aout2elf: $spec/dangling: already exists; to replace it: aout2elf -f $spec/in $spec/dangling"
 [ "$(readlink "$spec/dangling")" = nowhere ] && [ ! -e "$spec/nowhere" ] ||
 	why+=("the dangling symlink was followed or changed")
 want_no_temp "$spec"
@@ -436,7 +436,7 @@ mkdir "$spec/outdir"
 for force in "" -f; do
 	run "$AOUT2ELF" $force "$spec/in" "$spec/outdir"
 	want_status 1
-	want_err "aout2elf: $spec/outdir: is a directory"
+	want_err "aout2elf: $spec/outdir: is a directory; to convert into it: aout2elf ${force:+$force }-O $spec/outdir $spec/in"
 	[ -d "$spec/outdir" ] && [ -z "$(ls -A "$spec/outdir")" ] || why+=("the folder was changed")
 	want_no_temp "$spec"
 	conclude "OUTPUT is a folder${force:+ (with -f)}: refused"
@@ -514,7 +514,7 @@ rm -f "$spec/o"
 # ---- usage errors: exit 2, a pointer to --help, nothing created ----
 
 cd "$spec" || exit 99
-for args in "" "in" "in u1 u2" "--bogus in u1" "-Z in u1" "--info"; do
+for args in "" "in u1 u2" "--bogus in u1" "-Z in u1" "--info"; do
 	# shellcheck disable=SC2086
 	run "$AOUT2ELF" $args
 	want_status 2

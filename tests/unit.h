@@ -38,6 +38,10 @@ int unit_oom_register(void);
 int unit_shared_libs_register(void);
 int unit_syscall_sites_register(void);
 int unit_filecap_register(void);
+int unit_record_register(void);
+int unit_sha256_register(void);
+int unit_info_register(void);
+int unit_hint_register(void);
 
 /*
  * A struct lib (libs.h) filled in by hand, as libs_resolve would have

@@ -343,23 +343,34 @@ static void test_conv_comment(void)
 	free(c);
 }
 
-/* The options' string, then one string per library carried, in order. */
+/*
+ * The options' string, the a.out's, then one string per library carried,
+ * in order, their dates in UTC to the nanosecond.
+ */
 static void test_conv_file_comment(void)
 {
+#define FROM_ABC "from QMAGIC (3 bytes, sha256 " \
+	"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad)"
 	static const char want[] =
-		"aout2elf " PACKAGE_VERSION " (--strip)\0"
+		"aout2elf " PACKAGE_VERSION " (--strip)\0" FROM_ABC "\0"
 		"embeds lib dir/libc.so.4 (libc.so.4, 812345 bytes, modified "
-		"1733500000.000000007)\0"
-		"embeds /usr/lib/libm.so.4 (libm.so.4, 0 bytes, modified 0.999999999)";
+		"2024-12-06T15:46:40.000000007Z)\0"
+		"embeds /usr/lib/libm.so.4 (libm.so.4, 0 bytes, modified "
+		"1970-01-01T00:00:00.999999999Z)";
+	static const char head[] = "aout2elf " PACKAGE_VERSION " (--strip)";
 	struct conv_options o = { .strip = 1 };
 	struct conv_job j;
 	size_t size = 0;
 	char *c;
 
 	memset(&j, 0, sizeof j);
+	j.in.buf = (uint8_t *)"abc";
+	j.in.size = 3;
+	j.a.magic = AOUT_QMAGIC;
 	c = conv_file_comment(&o, &j, &size);
-	CU_ASSERT_STRING_EQUAL(c ? c : "", "aout2elf " PACKAGE_VERSION " (--strip)");
-	CU_ASSERT_EQUAL(size, strlen("aout2elf " PACKAGE_VERSION " (--strip)") + 1);
+	CU_ASSERT_STRING_EQUAL(c ? c : "", head);
+	CU_ASSERT_EQUAL(size, sizeof head + sizeof FROM_ABC);
+	CU_ASSERT_STRING_EQUAL(c ? c + sizeof head : "", FROM_ABC);
 	free(c);
 	j.p.nlibs = j.libs.n = 3;
 	j.libs.libs[0].path = "lib dir/libc.so.4";
@@ -375,6 +386,7 @@ static void test_conv_file_comment(void)
 	CU_ASSERT_EQUAL(size, sizeof want);
 	CU_ASSERT(c && size == sizeof want && memcmp(c, want, size) == 0);
 	free(c);
+#undef FROM_ABC
 }
 
 /* What conv_file_comment wrote of a library reads back; nothing else does. */
@@ -400,6 +412,16 @@ static void test_conv_embeds_parse(void)
 		"0123456789abcdefa)",
 		"embeds /lib/libc.so.4 (libc.so.4, 5 bytes, modified 2.3, hash "
 		"0123456789abcdef)",
+		/* ISO 8601 dates: whole, in UTC, to the nanosecond */
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified 2024-12-06T15:46:40Z)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified "
+		"2024-12-06T15:46:40.000000007)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified "
+		"2024-13-06T15:46:40.000000007Z)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified "
+		"2024-12-06 15:46:40.000000007Z)",
+		"embeds /lib/libc.so.4 (libc.so.4, 1 bytes, modified "
+		"2024-12-06T15:46:40.000000007Z, hash 0123456789abcdef)",
 	};
 	struct conv_embedded e;
 
@@ -413,6 +435,21 @@ static void test_conv_embeds_parse(void)
 	CU_ASSERT_EQUAL(e.mtime.tv_sec, 1733500000);
 	CU_ASSERT_EQUAL(e.mtime.tv_nsec, 7);
 	CU_ASSERT_EQUAL(e.shared, 0);
+	free(e.path);
+	/* the same as aout2elf writes it now: the date in ISO 8601 */
+	CU_ASSERT_EQUAL(conv_embeds_parse("embeds /lib/libc.so.4 (libc.so.4, 1 bytes, "
+					  "modified 2024-12-06T15:46:40.000000007Z)", &e),
+			0);
+	CU_ASSERT_EQUAL(e.mtime.tv_sec, 1733500000);
+	CU_ASSERT_EQUAL(e.mtime.tv_nsec, 7);
+	free(e.path);
+	CU_ASSERT_EQUAL(conv_embeds_parse("shares /lib/libc.so.4 (libc.so.4, 5 bytes, "
+					  "modified 1970-01-01T00:00:02.000000003Z, "
+					  "hash 0123456789abcdef)", &e),
+			0);
+	CU_ASSERT_EQUAL(e.mtime.tv_sec, 2);
+	CU_ASSERT_EQUAL(e.mtime.tv_nsec, 3);
+	CU_ASSERT_STRING_EQUAL(e.hash, "0123456789abcdef");
 	free(e.path);
 	/* --shared-libs's record of a library copied into the output tree */
 	CU_ASSERT_EQUAL(conv_embeds_parse("shares /lib/libc.so.4 (libc.so.4, 5 bytes, "

@@ -80,7 +80,9 @@ int main(void)
 	    unit_inroot_register() ||
 	    unit_batch_register() || unit_shared_libs_register() ||
 	    unit_syscall_sites_register() || unit_oom_register() ||
-	    unit_filecap_register()) {
+	    unit_filecap_register() || unit_record_register() ||
+	    unit_sha256_register() || unit_info_register() ||
+	    unit_hint_register()) {
 		CU_cleanup_registry();
 		return 2;
 	}
