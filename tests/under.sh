@@ -36,8 +36,9 @@ VALGRIND=${AOUT2ELF_VALGRIND:-valgrind}
 MAGICS="qmagic zmagic nmagic omagic"
 # In the VM of tools/run-in-vm only the sandboxes, which depend on the
 # kernel: the emulators are tried on the host (and would be slow there).
-if [ -n "${AOUT2ELF_IN_VM:-}" ]; then
-	QEMU=no-qemu-in-the-vm VALGRIND=no-valgrind-in-the-vm
+in_vm=${AOUT2ELF_IN_VM:+ (in the VM: the emulators are tried on the host)}
+if [ -n "$in_vm" ]; then
+	QEMU=qemu-i386-not-in-the-vm VALGRIND=valgrind-not-in-the-vm
 fi
 
 # ---- the programs, converted once ----
@@ -118,7 +119,7 @@ under_memcheck() {
 # ---- qemu-user ----
 
 if ! command -v "${QEMU%% *}" >/dev/null 2>&1; then
-	skip "qemu-user: no $QEMU here (Debian package qemu-user; on the host only)"
+	skip "qemu-user: no ${QEMU%% *} here${in_vm:- (Debian package qemu-user)}"
 else
 	for m in $MAGICS; do
 		ENV=()
@@ -148,7 +149,7 @@ fi
 # ---- valgrind ----
 
 if ! command -v "$VALGRIND" >/dev/null 2>&1; then
-	skip "valgrind: no $VALGRIND here (Debian package valgrind; on the host only)"
+	skip "valgrind: no $VALGRIND here${in_vm:- (Debian package valgrind)}"
 else
 	ENV=()
 	for m in $MAGICS; do
