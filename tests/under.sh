@@ -36,8 +36,8 @@ VALGRIND=${AOUT2ELF_VALGRIND:-valgrind}
 MAGICS="qmagic zmagic nmagic omagic"
 # In the VM of tools/run-in-vm only the sandboxes, which depend on the
 # kernel: the emulators are tried on the host (and would be slow there).
-in_vm=${AOUT2ELF_IN_VM:+ (in the VM: the emulators are tried on the host)}
-if [ -n "$in_vm" ]; then
+if [ -n "${AOUT2ELF_IN_VM:-}" ]; then
+	skip "qemu-user and valgrind: tried on the host, not in the VM"
 	QEMU=qemu-i386-not-in-the-vm VALGRIND=valgrind-not-in-the-vm
 fi
 
@@ -118,8 +118,10 @@ under_memcheck() {
 
 # ---- qemu-user ----
 
-if ! command -v "${QEMU%% *}" >/dev/null 2>&1; then
-	skip "qemu-user: no ${QEMU%% *} here${in_vm:- (Debian package qemu-user)}"
+if [ -n "${AOUT2ELF_IN_VM:-}" ]; then
+	:
+elif ! command -v "${QEMU%% *}" >/dev/null 2>&1; then
+	skip "qemu-user: no ${QEMU%% *} here (Debian package qemu-user)"
 else
 	for m in $MAGICS; do
 		ENV=()
@@ -148,8 +150,10 @@ fi
 
 # ---- valgrind ----
 
-if ! command -v "$VALGRIND" >/dev/null 2>&1; then
-	skip "valgrind: no $VALGRIND here${in_vm:- (Debian package valgrind)}"
+if [ -n "${AOUT2ELF_IN_VM:-}" ]; then
+	:
+elif ! command -v "$VALGRIND" >/dev/null 2>&1; then
+	skip "valgrind: no $VALGRIND here (Debian package valgrind)"
 else
 	ENV=()
 	for m in $MAGICS; do
