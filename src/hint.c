@@ -54,6 +54,8 @@ char *hint_rerun_command(char *const argv[], const char *const more[], size_t nm
 	const char **words;
 	char *command;
 
+	if (!argv[0])
+		return NULL; /* no command line to give */
 	while (argv[argc])
 		argc++;
 	words = malloc(sizeof *words * (nmore + argc + 1));
