@@ -91,6 +91,7 @@ out:
 	for (size_t i = 0; i < bt.n; i++) {
 		free(bt.e[i].input);
 		free(bt.e[i].output);
+		free(bt.e[i].message);
 	}
 	free(bt.e);
 	free(bt.inputs);

@@ -18,6 +18,8 @@ struct batch_options {
 	const char *report; /* JSON report path, or NULL */
 	int quiet;          /* no progress, no summary, no warnings */
 	int verbose;        /* a line per converted file */
+	char *const *argv;  /* the command line (NULL-terminated), which the
+			       commands that fix a failure rerun */
 };
 
 /* Exit status: 1 if any a.out could not be converted (or the report), else 0. */
@@ -42,6 +44,8 @@ struct batch_entry {
 	int out_unlisted; /* output exists, but its folder lists no such name: it is
 			     another spelling of a name there (case-blind file system) */
 	struct conv_result r;
+	char *message;    /* r.reason with the command that fixes it (malloc'ed),
+			     or NULL: r.reason as it is */
 };
 
 int batch_write_report(FILE *f, const struct batch_entry *e, size_t n);

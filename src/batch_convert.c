@@ -115,7 +115,7 @@ static void convert_into(const struct batch *bt, size_t i, struct conv_result *r
 	if (S_ISDIR(in.st_mode)) {
 		batch_set_status(r, CONV_FAILED, bt->b->recursive ?
 					"cannot read this directory" :
-					"is a directory (use -r to convert its tree)");
+					BATCH_REASON_DIRECTORY);
 		return;
 	}
 	if (!S_ISREG(in.st_mode)) {

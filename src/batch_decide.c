@@ -170,11 +170,10 @@ int batch_refuse_if_output_kept(const struct batch *bt, size_t i,
 	if (batch_is_input(bt, &out))
 		why = "is an input of this batch; refusing to overwrite it";
 	else if (!bt->o->force && S_ISLNK(out.st_mode))
-		why = "exists, and is a symbolic link (-f replaces the link)";
+		why = BATCH_REASON_LINK;
 	else if (!bt->o->force && S_ISREG(out.st_mode) &&
 		 !conv_is_converted(e->output) && !holds_copy(e->output, input))
-		why = "exists, and is neither aout2elf's output nor a copy of the "
-		      "input (-f replaces it)";
+		why = BATCH_REASON_FOREIGN;
 	else
 		return 0;
 	batch_set_status(r, CONV_FAILED, why);

@@ -12,6 +12,7 @@
  *                     its output is up to date, or must be left alone;
  *   batch_warnings.c  its warnings, whole, from the worker to this process;
  *   batch_progress.c  what the terminal shows as results come in;
+ *   batch_hints.c     the command that fixes a failure, where one can;
  *   batch_report.c    the JSON report of --report.
  */
 #ifndef AOUT2ELF_BATCH_INTERNAL_H
@@ -66,6 +67,12 @@ static inline void batch_set_status(struct conv_result *r, enum conv_status s,
 	snprintf(r->reason, sizeof r->reason, "%s", reason);
 }
 
+/* Reasons that name a fix, which batch_fix_message completes with the command. */
+#define BATCH_REASON_DIRECTORY "is a directory (use -r to convert its tree)"
+#define BATCH_REASON_LINK "exists, and is a symbolic link (-f replaces the link)"
+#define BATCH_REASON_FOREIGN \
+	"exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)"
+
 /* Step 1 (batch_collect.c): the entries, and the inputs' identities; -1
  * without memory. */
 int batch_collect(struct batch *bt, char *const *inputs, size_t n);
@@ -117,6 +124,12 @@ void batch_progress(const struct batch *bt, int final);
 void batch_finished(struct batch *bt, size_t i);
 /* The one-line summary at the end, unless -q. */
 void batch_summary(const struct batch *bt);
+
+/*
+ * Step 3 (batch_hints.c): entry i's failure, where its reason names a fix,
+ * as said with the command that makes it (malloc'ed); NULL otherwise.
+ */
+char *batch_fix_message(const struct batch *bt, size_t i);
 
 /* Step 3 (batch_report.c): the JSON report into path; 0, or -1 said. */
 int batch_save_report(const char *path, const struct batch *bt);

@@ -31,7 +31,7 @@ void batch_progress(const struct batch *bt, int final)
 /* One finished entry. */
 void batch_finished(struct batch *bt, size_t i)
 {
-	const struct batch_entry *e = &bt->e[i];
+	struct batch_entry *e = &bt->e[i];
 	const struct conv_result *r = &bt->results[i];
 	char *warning = batch_warnings_take(&bt->warnings, i);
 
@@ -42,8 +42,9 @@ void batch_finished(struct batch *bt, size_t i)
 		batch_progress(bt, 1);
 		if (r->status == CONV_FAILED) {
 			bt->failed++;
+			e->message = batch_fix_message(bt, i);
 			diag_print(r->reason_is_output ? e->output : e->input,
-				   r->reason);
+				   e->message ? e->message : r->reason);
 		}
 		if (warning)
 			fputs(warning, stderr); /* whole lines, prefixed */

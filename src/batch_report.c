@@ -41,7 +41,9 @@ int batch_write_report(FILE *f, const struct batch_entry *e, size_t n)
 			json_string(f, l);
 		}
 		fprintf(f, "], \"reason\": ");
-		if (r->reason[0])
+		if (e[i].message)
+			json_string(f, e[i].message);
+		else if (r->reason[0])
 			json_string(f, r->reason);
 		else
 			fprintf(f, "null");

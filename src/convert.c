@@ -192,9 +192,9 @@ static void warnings(const char *dst, const struct conv_job *j,
 		add_warning(r, "%s: %.*s\n", dst, (int)strcspn(w, "\n"), w);
 }
 
-char *conv_comment(const struct conv_options *o)
+size_t conv_option_words(const struct conv_options *o,
+			 const char *words[CONV_OPTION_WORDS])
 {
-	static const char head[] = "aout2elf " PACKAGE_VERSION;
 	const char *flag[] = {
 		o->shared_libs ? "--shared-libs" :
 		o->plan.no_embed_libs ? "--no-embed-libs" : NULL,
@@ -205,29 +205,38 @@ char *conv_comment(const struct conv_options *o)
 		o->plan.keep_rawio ? "--keep-rawio" : NULL,
 		o->setcap ? "--setcap" : NULL,
 	};
-	size_t len = sizeof head + 3; /* " (" and ")" */
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nlibdirs; i++) {
+		words[n++] = "-L";
+		words[n++] = o->libdirs[i];
+	}
+	if (o->sysroot) {
+		words[n++] = "--sysroot";
+		words[n++] = o->sysroot;
+	}
+	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
+		if (flag[i])
+			words[n++] = flag[i];
+	return n;
+}
+
+char *conv_comment(const struct conv_options *o)
+{
+	static const char head[] = "aout2elf " PACKAGE_VERSION;
+	const char *words[CONV_OPTION_WORDS];
+	size_t n = conv_option_words(o, words), len = sizeof head + 3; /* " (" and ")" */
 	char *c, *at;
 
-	for (size_t i = 0; i < o->nlibdirs; i++)
-		len += 4 + strlen(o->libdirs[i]);
-	len += o->sysroot ? 11 + strlen(o->sysroot) : 0;
-	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
-		len += flag[i] ? 1 + strlen(flag[i]) : 0;
+	for (size_t i = 0; i < n; i++)
+		len += 1 + strlen(words[i]);
 	c = malloc(len);
 	if (!c)
 		return NULL;
 	at = c + sprintf(c, "%s", head);
-	for (size_t i = 0; i < o->nlibdirs; i++)
-		at += sprintf(at, "%s-L %s", at == c + sizeof head - 1 ? " (" : " ",
-			      o->libdirs[i]);
-	if (o->sysroot)
-		at += sprintf(at, "%s--sysroot %s",
-			      at == c + sizeof head - 1 ? " (" : " ", o->sysroot);
-	for (size_t i = 0; i < sizeof flag / sizeof *flag; i++)
-		if (flag[i])
-			at += sprintf(at, "%s%s", at == c + sizeof head - 1 ? " (" : " ",
-				      flag[i]);
-	if (at != c + sizeof head - 1)
+	for (size_t i = 0; i < n; i++)
+		at += sprintf(at, "%s%s", i ? " " : " (", words[i]);
+	if (n)
 		memcpy(at, ")", 2);
 	return c;
 }

@@ -64,6 +64,15 @@ void conv_describe(char *out, size_t cap, const struct conv_result *r,
 		   int no_embed_libs);
 
 /*
+ * The options that shape a converted file's bytes, as words of a command
+ * line in a fixed order ("-L", DIR, ..., "--sysroot", DIR, "--strip", ...):
+ * how many.  The words point into o, or are constants.
+ */
+#define CONV_OPTION_WORDS (2 * CONV_MAX_LIBDIRS + 2 + 7)
+size_t conv_option_words(const struct conv_options *o,
+			 const char *words[CONV_OPTION_WORDS]);
+
+/*
  * What the .comment of a converted file says (malloc'ed; NULL without
  * memory): "aout2elf VERSION", and in parentheses the options that shaped
  * its bytes (and --setcap, its capability), in a fixed order, e.g. "aout2elf 1.0 (-L /opt/lib --strip)".

@@ -48,6 +48,29 @@ char *hint_command(const char *const words[], size_t n)
 	return s;
 }
 
+char *hint_rerun_command(char *const argv[], const char *const more[], size_t nmore)
+{
+	size_t argc = 0, n = 0;
+	const char **words;
+	char *command;
+
+	if (!argv[0])
+		return NULL; /* no command line to give */
+	while (argv[argc])
+		argc++;
+	words = malloc(sizeof *words * (nmore + argc + 1));
+	if (!words)
+		return NULL;
+	words[n++] = argv[0];
+	for (size_t i = 0; i < nmore; i++)
+		words[n++] = more[i];
+	for (size_t i = 1; i < argc; i++)
+		words[n++] = argv[i];
+	command = hint_command(words, n);
+	free(words);
+	return command;
+}
+
 /* dir/name is an a.out shared library: -L DIR would find it, and take it */
 static int is_library(const char *dir, const char *name)
 {

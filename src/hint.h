@@ -14,6 +14,13 @@
 char *hint_command(const char *const words[], size_t n);
 
 /*
+ * The command line argv (NULL-terminated, argv[0] the program) again with
+ * the nmore words more in front of its first argument, as hint_command
+ * gives it (malloc'ed; NULL without memory, or an empty argv).
+ */
+char *hint_rerun_command(char *const argv[], const char *const more[], size_t nmore);
+
+/*
  * Where near the program prog an a.out shared library named name (its
  * last component) lies, as a directory for -L: prog's directory, its lib/, or ../lib
  * beside it, spelled from prog as given (malloc'ed); NULL if in none.

@@ -51,7 +51,6 @@ struct cli {
 	int nargs;
 	char *output;   /* INPUT.elf, where OUTPUT is not given (malloc'ed) */
 	char **argv;    /* the whole command line, for the commands hints give */
-	int argc;
 };
 
 static void usage(FILE *f)
@@ -121,14 +120,10 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
-/*
- * "aout2elf: NAME: WHAT: COMMAND": a fix, and the command line that makes
- * it (words[0] is aout2elf).
- */
-static void hint_print(const char *name, const char *what,
-		       const char *const words[], size_t n)
+/* "aout2elf: NAME: WHAT: COMMAND": a fix, and the command that makes it. */
+static void hint_say(const char *name, const char *what, char *command)
 {
-	char *command = hint_command(words, n), *msg = NULL;
+	char *msg = NULL;
 
 	if (command && asprintf(&msg, "%s: %s", what, command) < 0)
 		msg = NULL;
@@ -137,27 +132,18 @@ static void hint_print(const char *name, const char *what,
 	free(command);
 }
 
-/*
- * This command line again with more options in front (words[0] is
- * aout2elf): printed as hint_print prints.
- */
+/* The command line of words (words[0] is aout2elf), as hint_say says it. */
+static void hint_print(const char *name, const char *what,
+		       const char *const words[], size_t n)
+{
+	hint_say(name, what, hint_command(words, n));
+}
+
+/* This command line again with more options in front, as hint_say says it. */
 static void hint_rerun(const struct cli *c, const char *name, const char *what,
 		       const char *const more[], size_t nmore)
 {
-	const char **words = malloc(sizeof *words * (nmore + (size_t)c->argc));
-	size_t n = 0;
-
-	if (!words) {
-		diag_print(name, what);
-		return;
-	}
-	words[n++] = progname;
-	for (size_t i = 0; i < nmore; i++)
-		words[n++] = more[i];
-	for (int i = 1; i < c->argc; i++)
-		words[n++] = c->argv[i];
-	hint_print(name, what, words, n);
-	free(words);
+	hint_say(name, what, hint_rerun_command(c->argv, more, nmore));
 }
 
 /* "aout2elf: DIR: -L: REASON": which option the name came with */
@@ -523,7 +509,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->args = argv + (exec_at ? exec_at : optind);
 	c->nargs = argc - (exec_at ? exec_at : optind);
 	c->argv = argv;
-	c->argc = argc;
+	c->batch.argv = argv;
 	if (exec_at && exec_at < argc &&
 	    options_after_exec(argc, argv, exec_at, longopts, shortopts))
 		return EXIT_USAGE;

@@ -67,6 +67,32 @@ run_capture "$W/fix7" "$AOUT2ELF" -q --exec --no-randomize -L "$W/fix/lib" "$W/f
 check "options after --exec: exit 2, one line with the command meant" sh -c "test \$(cat '$W/fix7.rc') = 2 && test \"\$(cat '$W/fix7.err')\" = \"aout2elf: --no-randomize: options go before --exec FILE: aout2elf -q --no-randomize -L $W/fix/lib --exec $W/fix/bin/hello a 'b c'\" && test ! -s '$W/fix7.out'"
 run_capture "$W/fix8" "$AOUT2ELF" --exec --bogus "$W/fix/bin/hello"
 check "... but not for an option aout2elf does not know" sh -c "test \$(cat '$W/fix8.rc') = 1 && test \"\$(cat '$W/fix8.err')\" = 'aout2elf: --bogus: No such file or directory'"
+# batch mode: -r and -L for the whole batch (a rerun of what is up to date
+# only reads headers), -f for the one file (the whole batch with -f would
+# replace every file aout2elf did not write)
+mkdir -p "$W/fixb/bin" "$W/fixb/lib" "$W/fixb/out" "$W/fixb/tree"
+cp "$hello" "$W/fixb/tree/hello"
+cp "$TESTDATA/dyn.qmagic.aout" "$W/fixb/bin/dyn"
+cp "$TESTDATA/libtiny.so.1" "$W/fixb/lib/"
+printf 'mine' >"$W/fixb/out/hello"
+# the command of a message, run as it is printed
+fix_run() {
+	run_capture "$1" sh -c "eval \"\$(sed -n '1s/.*: aout2elf /\"\$0\" /p' '$2')\"" "$AOUT2ELF"
+}
+run_capture "$W/fixb1" "$AOUT2ELF" -s -O "$W/fixb/out" --report "$W/fixb1.json" "$W/fixb/tree/hello"
+check "-O, a file aout2elf did not write at OUTPUT: exit 1, one line with the one conversion that replaces it" sh -c "test \$(cat '$W/fixb1.rc') = 1 && grep -qxF \"aout2elf: $W/fixb/out/hello: exists, and is neither aout2elf's output nor a copy of the input; to replace it: aout2elf --strip -f $W/fixb/tree/hello $W/fixb/out/hello\" '$W/fixb1.err' && test \"\$(cat '$W/fixb/out/hello')\" = mine"
+check "... the report's reason says the same" grep -qF "\"reason\": \"exists, and is neither aout2elf's output nor a copy of the input; to replace it: aout2elf --strip -f $W/fixb/tree/hello $W/fixb/out/hello\"}" "$W/fixb1.json"
+fix_run "$W/fixb2" "$W/fixb1.err"
+run_capture "$W/fixb3" "$AOUT2ELF" -s -O "$W/fixb/out" --report "$W/fixb3.json" "$W/fixb/tree/hello"
+check "... that command replaces it, and the batch then finds it up to date" sh -c "test \$(cat '$W/fixb2.rc') = 0 && test \"\$('$W/fixb/out/hello')\" = 'hello from a.out' && test \$(cat '$W/fixb3.rc') = 0 && grep -q '\"status\": \"up-to-date\"' '$W/fixb3.json'"
+run_capture "$W/fixb4" "$AOUT2ELF" -O "$W/fixb/o4" "$W/fixb/tree"
+check "-O, a directory without -r: exit 1, the batch again with -r" sh -c "test \$(cat '$W/fixb4.rc') = 1 && grep -qxF 'aout2elf: $W/fixb/tree: is a directory; to convert its tree: aout2elf -r -O $W/fixb/o4 $W/fixb/tree' '$W/fixb4.err'"
+fix_run "$W/fixb5" "$W/fixb4.err"
+check "... and that command converts the tree" sh -c "test \$(cat '$W/fixb5.rc') = 0 && test \"\$('$W/fixb/o4/hello')\" = 'hello from a.out'"
+run_capture "$W/fixb6" "$AOUT2ELF" -O "$W/fixb/o6" "$W/fixb/bin/dyn"
+check "-O, a library not found but near: exit 1, the batch again with -L" sh -c "test \$(cat '$W/fixb6.rc') = 1 && grep -q '^aout2elf: $W/fixb/bin/dyn: needs the a.out library libtiny.so.1, not found in .*: aout2elf -L $W/fixb/bin/../lib -O $W/fixb/o6 $W/fixb/bin/dyn\$' '$W/fixb6.err'"
+fix_run "$W/fixb7" "$W/fixb6.err"
+check "... and that command converts it" sh -c "test \$(cat '$W/fixb7.rc') = 0 && readelf -p .comment '$W/fixb/o6/dyn' | grep -qF 'embeds $W/fixb/lib/libtiny.so.1 (libtiny.so.1, '"
 
 # --- --info of a converted program, --info --json ---
 run_capture "$W/inf1" "$AOUT2ELF" --info "$W/fix/dyn.elf"
@@ -117,7 +143,7 @@ mkdir -p "$W/nlout"
 cp "$hello" "$W/$(printf "it's\ta")"
 printf 'keep me' >"$W/nlout/$(printf "it's\ta")"
 run_capture "$W/nlb" "$AOUT2ELF" -O "$W/nlout" "$W/$(printf "it's\ta")"
-printf "aout2elf: \$'%s/nlout/it\\\\'s\\\\ta': exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)\n" "$W" >"$W/nlb.want"
+printf "aout2elf: \$'%s/nlout/it\\\\'s\\\\ta': exists, and is neither aout2elf's output nor a copy of the input; to replace it: aout2elf -f \$'%s/it\\\\'s\\\\ta' \$'%s/nlout/it\\\\'s\\\\ta'\n" "$W" "$W" "$W" >"$W/nlb.want"
 check "-O, an output named with a tab and a quote in the way: one line, \$'...\\'...\\t...'" sh -c "test \$(cat '$W/nlb.rc') = 1 && head -1 '$W/nlb.err' | cmp -s '$W/nlb.want' -"
 head -c -1 "$hello" >"$W/cut.aout"
 run_capture "$W/cut" "$AOUT2ELF" "$W/cut.aout" "$W/cut.elf"
@@ -276,7 +302,7 @@ check "... the library itself there: converted again, carrying that one" sh -c "
 run_capture "$W/s4" "$AOUT2ELF" -r -L "$W/sfirst" -L "$W/ssecond" -O "$W/sout" --report "$W/s4.json" "$W/sarch"
 check "... and then up-to-date" grep -q '"status": "up-to-date"' "$W/s4.json"
 run_capture "$W/b5" "$AOUT2ELF" -O "$W/out5" "$W/arch"
-check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$W/b5.rc') = 1 && grep -q 'is a directory (use -r' '$W/b5.err'"
+check "a folder without -r is a failure, with a hint" sh -c "test \$(cat '$W/b5.rc') = 1 && grep -qxF 'aout2elf: $W/arch: is a directory; to convert its tree: aout2elf -r -O $W/out5 $W/arch' '$W/b5.err'"
 # two INPUTs of one name into one -O DIR: the first is converted, the
 # second fails rather than replace it; one INPUT twice, under other
 # spellings of its name too, is converted once
@@ -332,7 +358,7 @@ cp "$hello" "$W/ovr/prog"
 cp "$TESTDATA/startup.qmagic.aout" "$W/ovr/sub/prog"
 run_capture "$W/ovr1" "$AOUT2ELF" -r -O "$W/ovr/sub" --report "$W/ovr1.json" "$W/ovr"
 check "-r, -O DIR inside the tree: DIR is not walked" sh -c "grep -qF '\"input\": \"$W/ovr/prog\"' '$W/ovr1.json' && ! grep -qF '\"input\": \"$W/ovr/sub/' '$W/ovr1.json'"
-check "-r, -O DIR inside the tree: the a.out in DIR stays, exit 1, one line" sh -c "test \$(cat '$W/ovr1.rc') = 1 && cmp -s '$TESTDATA/startup.qmagic.aout' '$W/ovr/sub/prog' && grep -qxF \"aout2elf: $W/ovr/sub/prog: exists, and is neither aout2elf's output nor a copy of the input (-f replaces it)\" '$W/ovr1.err'"
+check "-r, -O DIR inside the tree: the a.out in DIR stays, exit 1, one line" sh -c "test \$(cat '$W/ovr1.rc') = 1 && cmp -s '$TESTDATA/startup.qmagic.aout' '$W/ovr/sub/prog' && grep -qxF \"aout2elf: $W/ovr/sub/prog: exists, and is neither aout2elf's output nor a copy of the input; to replace it: aout2elf -f $W/ovr/prog $W/ovr/sub/prog\" '$W/ovr1.err'"
 run_capture "$W/ovr2" "$AOUT2ELF" -q -f -r -O "$W/ovr/sub" "$W/ovr"
 check "-r, -O DIR inside the tree, -f: replaced" sh -c "test \$(cat '$W/ovr2.rc') = 0 && head -c 4 '$W/ovr/sub/prog' | grep -q ELF"
 run_capture "$W/ovr3" "$AOUT2ELF" -r -O "$W/ovr/sub" --report "$W/ovr3.json" "$W/ovr"
@@ -373,7 +399,7 @@ printf '[section]\nkey=1\n' >"$W/nf/settings.ini"
 run_capture "$W/rini" "$AOUT2ELF" -q -O "$W/nf/rout" --report "$W/nf/settings.ini" "$W/nf/in/link"
 check "--report naming a file that begins with '[' but is no report: exit 2, kept" sh -c "test \$(cat '$W/rini.rc') = 2 && grep -qx 'key=1' '$W/nf/settings.ini'"
 run_capture "$W/nflink" "$AOUT2ELF" -O "$W/nf/out" "$W/nf/in/link"
-check "-O: a symbolic link at OUTPUT is kept without -f, and says so" sh -c "test \$(cat '$W/nflink.rc') = 1 && grep -qxF 'aout2elf: $W/nf/out/link: exists, and is a symbolic link (-f replaces the link)' '$W/nflink.err' && test -L '$W/nf/out/link' && test \"\$(cat '$W/nf/keep.txt')\" = keep"
+check "-O: a symbolic link at OUTPUT is kept without -f, and says so" sh -c "test \$(cat '$W/nflink.rc') = 1 && grep -qxF 'aout2elf: $W/nf/out/link: exists, and is a symbolic link; to replace the link: aout2elf -f $W/nf/in/link $W/nf/out/link' '$W/nflink.err' && test -L '$W/nf/out/link' && test \"\$(cat '$W/nf/keep.txt')\" = keep"
 if mkfifo "$W/nf/out/fifo" "$W/nf/single" "$W/nf/report" 2>/dev/null; then
 	run_capture "$W/nfs" "$AOUT2ELF" -f "$hello" "$W/nf/single"
 	check "a FIFO as OUTPUT, even with -f: exit 1, one line, the FIFO stays" sh -c "test \$(cat '$W/nfs.rc') = 1 && test \"\$(cat '$W/nfs.err')\" = 'aout2elf: $W/nf/single: is not a regular file; refusing to replace it' && test -p '$W/nf/single'"

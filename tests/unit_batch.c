@@ -343,6 +343,43 @@ static void test_conv_comment(void)
 	free(c);
 }
 
+/* The same options as words, each as a command line takes it. */
+static void test_conv_option_words(void)
+{
+	struct conv_options o = { .force = 1, .quiet = 1 };
+	const char *w[CONV_OPTION_WORDS];
+
+	CHECK_U(conv_option_words(&o, w), 0);
+	o.libdirs[0] = "/opt/a out";
+	o.nlibdirs = 1;
+	o.sysroot = "/old";
+	o.shared_libs = "out";
+	o.plan.no_embed_libs = o.setcap = 1;
+	CHECK_U(conv_option_words(&o, w), 6);
+	CHECK_STR(w[0], "-L");
+	CHECK_STR(w[1], "/opt/a out");
+	CHECK_STR(w[2], "--sysroot");
+	CHECK_STR(w[3], "/old");
+	CHECK_STR(w[4], "--shared-libs");
+	CHECK_STR(w[5], "--setcap");
+}
+
+/* A failure with the command that fixes it: the report's reason says both. */
+static void test_report_message(void)
+{
+	struct batch_entry e;
+
+	entry(&e, "in", "out/in", CONV_FAILED, "", -1, "",
+	      "is a directory (use -r to convert its tree)");
+	e.message = "is a directory; to convert its tree: aout2elf -r -O out in";
+	EXPECT_REPORT(&e, 1,
+		"[\n"
+		"  {\"input\": \"in\", \"output\": \"out/in\", \"status\": \"failed\", "
+		"\"format\": null, \"dynamic\": null, \"libraries\": [], \"reason\": "
+		"\"is a directory; to convert its tree: aout2elf -r -O out in\"}\n"
+		"]\n");
+}
+
 /*
  * The options' string, the a.out's, then one string per library carried,
  * in order, their dates in UTC to the nanosecond.
@@ -611,6 +648,8 @@ int unit_batch_register(void)
 		UNIT_TEST(test_shared_output_files),
 		UNIT_TEST(test_shared_output_spellings),
 		UNIT_TEST(test_conv_comment),
+		UNIT_TEST(test_conv_option_words),
+		UNIT_TEST(test_report_message),
 		UNIT_TEST(test_conv_file_comment),
 		UNIT_TEST(test_conv_embeds_parse),
 		UNIT_TEST(test_diag_escape),

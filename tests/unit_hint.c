@@ -26,6 +26,18 @@ static void test_command(void)
 	free(s);
 }
 
+static void test_rerun_command(void)
+{
+	char *argv[] = { "aout2elf", "-O", "out dir", "in", NULL };
+	char *s = hint_rerun_command(argv, (const char *[]){ "-L", "lib" }, 2);
+
+	CHECK_STR(s, "aout2elf -L lib -O 'out dir' in");
+	free(s);
+	s = hint_rerun_command(argv + 3, NULL, 0);
+	CHECK_STR(s, "in");
+	free(s);
+}
+
 /* An a.out shared library named name in dir, for hint_find_lib to find. */
 static void put_lib(const char *dir, const char *name)
 {
@@ -126,6 +138,7 @@ int unit_hint_register(void)
 {
 	static const struct unit_test tests[] = {
 		UNIT_TEST(test_command),
+		UNIT_TEST(test_rerun_command),
 		UNIT_TEST(test_find_lib),
 		UNIT_TEST(test_libdirs_none),
 		UNIT_END
