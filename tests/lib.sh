@@ -325,9 +325,11 @@ can_drop_privileges() { is_root && command -v setpriv >/dev/null 2>&1; }
 # (tools/run-in-vm --probe), the whole script runs again in the i386 VM of
 # tools/run-in-vm, whose output and exit status become this run's; where
 # that VM is not set up either (tools/setup-vm), every check is skipped,
-# saying why.
+# saying why.  Under AOUT2ELF_RUN_UNDER the script stays here.
 need_i386() {
 	local vm=${srcdir:-.}/tools/run-in-vm why
+	# the emulator of AOUT2ELF_RUN_UNDER runs them, whatever this kernel can
+	[ ${#RUN_UNDER[@]} -gt 0 ] && return 0
 	"$vm" --probe && return 0
 	if why=$("$vm" --check); then
 		echo "# this kernel cannot execute i386 programs: $0 runs in the VM of tools/run-in-vm"
