@@ -334,6 +334,8 @@ for p in slsdyn slackdyn; do
 	elif reason=$(why_not_run qmagic); then
 		skip "$desc ($reason)"
 		continue
+	elif ! native_only "$desc (strace would trace the program natively, not under qemu)"; then
+		continue
 	fi
 	run strace -f -e trace=%file -o "$W/$p.strace" env -u AOUT_LIBRARY_PATH "$prog"
 	if [ ! -s "$W/$p.strace" ] || ! grep -q 'uselib' "$W/$p.strace"; then
@@ -397,7 +399,7 @@ runs_as "Slackware crt0: LD_LIBRARY_PATH folders without it, then the -L folder"
 desc="slackdyn with an empty argv (as ldd ran it) lists its libraries"
 if reason=$(why_not_run qmagic); then
 	skip "$desc ($reason)"
-else
+elif native_only "$desc (qemu-i386 gives the program an argv[0])"; then
 	run ./tests/helpers/execv0 "$B/slackdyn.qmagic"
 	if [ "$st" = 0 ] && printf '%s' "$SLACK_OUT" | cmp -s - "$OUT"; then
 		skip "$desc (this kernel gives an empty argv an argv[0], Linux 5.18+)"

@@ -94,15 +94,67 @@ set_timeout() {
 }
 set_timeout "${AOUT2ELF_TIMEOUT:-30}"
 
+# RUN_UNDER: AOUT2ELF_RUN_UNDER as words, the emulator (say qemu-i386)
+# under which run runs converted programs; empty: they run natively
+read -ra RUN_UNDER <<<"${AOUT2ELF_RUN_UNDER:-}"
+
+# native_only REASON: returns 0 natively; under AOUT2ELF_RUN_UNDER skips a
+# check, saying REASON, and returns 1, for "native_only WHY && run ..."
+native_only() {
+	[ ${#RUN_UNDER[@]} -eq 0 ] && return 0
+	skip "under $AOUT2ELF_RUN_UNDER: $*"
+	return 1
+}
+
+# is_i386_elf FILE: FILE (or the command of that name) is an i386 ELF
+# file: ELF32 with e_machine 3
+is_i386_elf() {
+	local f=$1 h
+	case $f in
+	*/*) ;;
+	*) f=$(command -v -- "$f") || return 1 ;;
+	esac
+	[ -f "$f" ] && [ -r "$f" ] || return 1
+	h=$(od -An -tx1 -N20 -- "$f" 2>/dev/null | tr -d ' \n')
+	[ "${h:0:10}" = 7f454c4601 ] && [ "${h:36:4}" = 0300 ]
+}
+
+# under_prefix COMMAND...: RUN_CMD, COMMAND with RUN_UNDER put before the
+# program it runs where that is an i386 ELF file: COMMAND's first word, or
+# the command env(1) or setpriv(1) run after their options and NAME=VALUEs
+under_prefix() {
+	RUN_CMD=("$@")
+	[ ${#RUN_UNDER[@]} -gt 0 ] || return 0
+	local i=0
+	while [ "$i" -lt $# ]; do
+		case ${RUN_CMD[i]##*/} in
+		env | setpriv) i=$((i + 1)) ;;
+		*) break ;;
+		esac
+		while [ "$i" -lt $# ]; do
+			case ${RUN_CMD[i]} in
+			-u | -C) i=$((i + 2)) ;;
+			--) i=$((i + 1)) && break ;;
+			-* | *=*) i=$((i + 1)) ;;
+			*) break ;;
+			esac
+		done
+	done
+	[ "$i" -lt $# ] && is_i386_elf "${RUN_CMD[i]}" || return 0
+	RUN_CMD=("${RUN_CMD[@]:0:i}" "${RUN_UNDER[@]}" "${RUN_CMD[@]:i}")
+}
+
 # run COMMAND...: runs COMMAND under TIMEOUT with stdin from /dev/null; sets
 # st to its exit status, and OUT and ERR to new files in the script's work
-# folder $W that hold its stdout and stderr
+# folder $W that hold its stdout and stderr.  Under AOUT2ELF_RUN_UNDER, an
+# i386 program (under_prefix) runs under it; the converter never does.
 run_n=0
 run() {
 	run_n=$((run_n + 1))
 	OUT=$W/run$run_n.out ERR=$W/run$run_n.err
 	st=0
-	"${TIMEOUT[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null || st=$?
+	under_prefix "$@"
+	"${TIMEOUT[@]}" "${RUN_CMD[@]}" >"$OUT" 2>"$ERR" </dev/null || st=$?
 }
 
 # run_status: "exit status N" of the last run, saying so if it timed out
@@ -273,9 +325,11 @@ can_drop_privileges() { is_root && command -v setpriv >/dev/null 2>&1; }
 # (tools/run-in-vm --probe), the whole script runs again in the i386 VM of
 # tools/run-in-vm, whose output and exit status become this run's; where
 # that VM is not set up either (tools/setup-vm), every check is skipped,
-# saying why.
+# saying why.  Under AOUT2ELF_RUN_UNDER the script stays here.
 need_i386() {
 	local vm=${srcdir:-.}/tools/run-in-vm why
+	# the emulator of AOUT2ELF_RUN_UNDER runs them, whatever this kernel can
+	[ ${#RUN_UNDER[@]} -gt 0 ] && return 0
 	"$vm" --probe && return 0
 	if why=$("$vm" --check); then
 		echo "# this kernel cannot execute i386 programs: $0 runs in the VM of tools/run-in-vm"
