@@ -21,6 +21,8 @@ __stub_header:
 
 	.text
 	.globl	_start
+/* aout2elf --gdb stops where the call returns: it checks these three
+ * instructions' bytes (src/debug.c); change them together */
 _start:
 	movl	%esp, %eax
 	pushl	%eax
