@@ -6,22 +6,13 @@
  * (-errno on failure) in %eax.  The C they call wants DF clear.
  */
 	.text
-	.globl	stub_uselib_thunk
-stub_uselib_thunk:
-	pushfl
-	cld
-	pushl	%ecx
-	pushl	%edx
-	pushl	%ebx
-	call	do_uselib		/* (const char *path) */
-	addl	$4, %esp
-	popl	%edx
-	popl	%ecx
-	popfl
-	ret
-
-	.globl	stub_open_thunk
-stub_open_thunk:
+/*
+ * site_thunk NAME, ANSWER: NAME calls ANSWER(%ebx, %ecx, %edx) in C;
+ * one that takes fewer arguments ignores the rest (cdecl).
+ */
+	.macro	site_thunk name, answer
+	.globl	\name
+\name:
 	pushfl
 	cld
 	pushl	%ecx
@@ -29,27 +20,16 @@ stub_open_thunk:
 	pushl	%edx
 	pushl	%ecx
 	pushl	%ebx
-	call	do_open_from_ldso	/* (path, flags, mode) */
+	call	\answer
 	addl	$12, %esp
 	popl	%edx
 	popl	%ecx
 	popfl
 	ret
+	.endm
 
-	.globl	stub_readdir_thunk
-stub_readdir_thunk:
-	pushfl
-	cld
-	pushl	%ecx
-	pushl	%edx
-	pushl	%edx
-	pushl	%ecx
-	pushl	%ebx
-	call	do_readdir		/* (fd, dirent, count) */
-	addl	$12, %esp
-	popl	%edx
-	popl	%ecx
-	popfl
-	ret
+	site_thunk stub_uselib_thunk, do_uselib		/* (path) */
+	site_thunk stub_open_thunk, do_open_from_ldso	/* (path, flags, mode) */
+	site_thunk stub_readdir_thunk, do_readdir	/* (fd, dirent, count) */
 
 	.section .note.GNU-stack,"",@progbits
