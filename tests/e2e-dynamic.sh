@@ -396,18 +396,6 @@ elif native_only "$desc ($QEMU_DENY)"; then
 	runs "$desc" qmagic "$B/dyn-emb" 0 "$HELLO" ./tests/helpers/deny 86 \
 		"$(command -v env)" -u AOUT_LIBRARY_PATH
 fi
-desc="under qemu-i386: dyn maps its library with no kernel feature"
-if ! command -v qemu-i386 >/dev/null 2>&1; then
-	skip "$desc (no qemu-i386: Debian package qemu-user)"
-elif can_run "$desc" qmagic "$B/dyn-emb"; then
-	run env -u AOUT_LIBRARY_PATH qemu-i386 "$B/dyn-emb"
-	if [ "$st" = 127 ] && grep -q 'installing the seccomp filter' "$ERR"; then
-		skip "$desc (the stub needs a filter for brk here, which qemu-user lacks)"
-	else
-		expect "$desc" 0 "$HELLO"
-	fi
-fi
-
 # ---- --no-embed-libs: found when the program runs ----
 convert "aout2elf --no-embed-libs -L RTDIR converts dyn.qmagic.aout" \
 	"$B/dyn-rt" --no-embed-libs -L "$W/rt" "$TD/dyn.qmagic.aout"
